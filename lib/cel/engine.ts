@@ -1,0 +1,95 @@
+// The one place that talks to @marcbachmann/cel-js: builds (once, lazily) an engine Environment per compile
+// environment, and gives the rest of lib/cel a typed view of the engine's AST and errors, which its .d.ts
+// leaves loose. Options mirror Kubernetes' base CEL environment where the engine has an equivalent.
+
+import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
+import { DECLARATIONS } from './declarations.js';
+import type { CelEnvironment } from './types.js';
+
+/** The engine's AST node, as far as lib/cel reads it. */
+export interface EngineNode {
+  readonly op: string;
+  readonly args: unknown;
+  /** UTF-16 offset the engine anchors the node at (the field name for `.`, the start otherwise) */
+  readonly pos: number;
+  readonly range: { readonly start: number; readonly end: number };
+  /** set on every node the type checker visited */
+  readonly checkedType?: { readonly name: string };
+}
+
+/** A parse, type-check or evaluation error thrown or returned by the engine. */
+export interface EngineError {
+  readonly name: string;
+  readonly code?: string;
+  /** the message without the engine's source highlight */
+  readonly summary?: string;
+  readonly message: string;
+  readonly node?: EngineNode;
+  readonly range?: { readonly start: number; readonly end: number };
+}
+
+export interface EngineProgram {
+  readonly ast: EngineNode;
+  /** type-checks once; afterwards evaluation skips the checker */
+  check(): { valid: boolean; type?: string; error?: unknown };
+  (context: Record<string, unknown>): unknown;
+}
+
+export function isEngineNode(value: unknown): value is EngineNode {
+  return typeof value === 'object' && value !== null && typeof (value as { op?: unknown }).op === 'string';
+}
+
+/** The engine's own parse or type-check error; undefined for anything else (an engine bug surfacing). */
+export function asEngineError(error: unknown): EngineError | undefined {
+  return error instanceof ParseError || error instanceof CelTypeError ? (error as ParseError & EngineError) : undefined;
+}
+
+interface Engine {
+  readonly env: Environment;
+  /** names of every function and macro, global or member, that Kubernetes CEL also has */
+  readonly functions: ReadonlySet<string>;
+  /** identifiers the engine always declares (type names such as `int`, and namespaces) */
+  readonly builtinIdentifiers: ReadonlySet<string>;
+}
+
+// Member functions the engine adds that cel-go and Kubernetes do not have (`bytes.json()` and friends): an
+// expression using them would not load on kube-apiserver, so they are reported as undeclared here too.
+const NOT_UPSTREAM_FUNCTIONS = new Set(['json', 'hex', 'base64', 'at']);
+
+// The engine declares these namespaces as variables; CEL only knows them as qualifiers of functions
+// (`cel.bind`, `optional.of`), which the reference check handles.
+const NAMESPACES = new Set(['cel', 'optional']);
+
+const engines = new Map<CelEnvironment, Engine>();
+
+function createEngine(kind: CelEnvironment): Engine {
+  const env = new Environment({
+    // Kubernetes enables optionals (`?.`, `orValue`) for new expressions.
+    enableOptionalTypes: true,
+    // cel-go with HomogeneousAggregateLiterals still accepts `[object.x, 'a']` (dyn joins with anything); the
+    // engine's homogeneous mode rejects it, so the literal check in literals.ts does this job instead.
+    homogeneousAggregateLiterals: false,
+    unlistedVariablesAreDyn: false,
+  });
+  for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, 'dyn');
+  const definitions = env.getDefinitions();
+  const functions = new Set<string>();
+  for (const f of definitions.functions) if (!NOT_UPSTREAM_FUNCTIONS.has(f.name)) functions.add(f.name);
+  const builtinIdentifiers = new Set<string>();
+  for (const v of definitions.variables) if (!NAMESPACES.has(v.name)) builtinIdentifiers.add(v.name);
+  return { env, functions, builtinIdentifiers };
+}
+
+export function engineFor(kind: CelEnvironment): Engine {
+  let engine = engines.get(kind);
+  if (engine === undefined) {
+    engine = createEngine(kind);
+    engines.set(kind, engine);
+  }
+  return engine;
+}
+
+/** Parses with the engine; throws the engine's ParseError on a syntax error. */
+export function parseProgram(kind: CelEnvironment, expression: string): EngineProgram {
+  return engineFor(kind).env.parse(expression) as unknown as EngineProgram;
+}

@@ -1,0 +1,212 @@
+// The declaration half of cel-go's checker, run over the engine's AST: every identifier must be declared in
+// the environment or bound by an enclosing comprehension (`exists(c, …)`, `cel.bind(x, …)`), every function
+// must exist, and fields of the statically typed variables (request, namespaceObject, variables) must exist.
+// Unlike the engine, which stops at its first error, this reports all of them, as cel-go does.
+
+import { DECLARATIONS, UNSUPPORTED_VARIABLES, fieldSchema, rootSchema } from './declarations.js';
+import type { EnvironmentDeclarations, Schema } from './declarations.js';
+import { engineFor, isEngineNode } from './engine.js';
+import type { EngineNode } from './engine.js';
+import type { Issue } from './issues.js';
+import { anchorOf } from './tokens.js';
+import type { CelEnvironment } from './types.js';
+
+/** Variables bound by enclosing comprehensions, innermost first. */
+interface Scope {
+  readonly name: string;
+  readonly parent: Scope | undefined;
+}
+
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter']);
+/** Two-variable comprehensions (cel-go ext.TwoVarComprehensions, in Kubernetes since 1.33): `name(k, v, …)`. */
+const TWO_VARIABLE_COMPREHENSIONS: ReadonlyMap<string, readonly number[]> = new Map([
+  ['all', [3]],
+  ['exists', [3]],
+  ['exists_one', [3]],
+  ['existsOne', [3]],
+  ['transformList', [3, 4]],
+  ['transformMap', [3, 4]],
+  ['transformMapEntry', [3, 4]],
+]);
+
+export const twoVariableComprehensionUnsupported = (name: string): string =>
+  `two-variable comprehension '${name}' is not supported by static-admissiond yet`;
+
+/** Functions that exist only under a namespace qualifier. */
+const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['cel', new Set(['bind'])],
+  ['optional', new Set(['of', 'none'])],
+]);
+const NAMESPACED_ONLY = new Set(['bind', 'of', 'none']);
+
+export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
+
+function isBound(scope: Scope | undefined, name: string): boolean {
+  for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;
+  return false;
+}
+
+const declaredByKind = new Map<CelEnvironment, ReadonlySet<string>>();
+
+/** Identifiers an environment declares: its variables and the engine's built-in type names. */
+function declaredIdentifiers(kind: CelEnvironment): ReadonlySet<string> {
+  let declared = declaredByKind.get(kind);
+  if (declared === undefined) {
+    declared = new Set([...engineFor(kind).builtinIdentifiers, ...DECLARATIONS[kind].variables]);
+    declaredByKind.set(kind, declared);
+  }
+  return declared;
+}
+
+class ReferenceChecker {
+  readonly issues: Issue[] = [];
+  /** whether a list or map literal was seen (only then is the literal check worth running) */
+  hasAggregateLiterals = false;
+  private readonly declared: ReadonlySet<string>;
+  private readonly functions: ReadonlySet<string>;
+  private readonly decl: EnvironmentDeclarations;
+
+  constructor(
+    private readonly source: string,
+    kind: CelEnvironment,
+    private readonly variableNames: readonly string[] | undefined,
+  ) {
+    this.decl = DECLARATIONS[kind];
+    this.declared = declaredIdentifiers(kind);
+    this.functions = engineFor(kind).functions;
+  }
+
+  private report(offset: number, message: string): void {
+    this.issues.push({ offset, message });
+  }
+
+  private checkFunction(name: string, parenOffset: number): void {
+    if (!this.functions.has(name) || NAMESPACED_ONLY.has(name)) this.report(parenOffset, undeclaredReference(name));
+  }
+
+  /** Checks a node; returns its static shape when it is a (field of a) typed variable. */
+  visit(node: EngineNode, scope: Scope | undefined): Schema | undefined {
+    switch (node.op) {
+      case 'value':
+        return undefined;
+      case 'id':
+        return this.visitIdent(node, node.args as string, scope);
+      case '.':
+      case '.?': {
+        const [operand, field] = node.args as [EngineNode, string];
+        const shape = this.visit(operand, scope);
+        return this.selectField(shape, field, anchorOf(this.source, node));
+      }
+      case 'call': {
+        const [name, args] = node.args as [string, EngineNode[]];
+        this.checkFunction(name, anchorOf(this.source, node));
+        for (const a of args) this.visit(a, scope);
+        return undefined;
+      }
+      case 'rcall':
+        this.visitMemberCall(node, scope);
+        return undefined;
+      case 'map':
+        this.hasAggregateLiterals = true;
+        for (const [key, value] of node.args as [EngineNode, EngineNode][]) {
+          this.visit(key, scope);
+          this.visit(value, scope);
+        }
+        return undefined;
+      case 'list':
+        this.hasAggregateLiterals = true;
+        for (const child of node.args as EngineNode[]) this.visit(child, scope);
+        return undefined;
+      default:
+        // Operators: the operand is a node or a list of nodes.
+        if (isEngineNode(node.args)) this.visit(node.args, scope);
+        else if (Array.isArray(node.args)) for (const child of node.args as EngineNode[]) this.visit(child, scope);
+        return undefined;
+    }
+  }
+
+  private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): Schema | undefined {
+    if (isBound(scope, name)) return undefined;
+    if (!this.declared.has(name)) {
+      const why = UNSUPPORTED_VARIABLES.get(name);
+      this.report(node.pos, why === undefined ? undeclaredReference(name) : `${undeclaredReference(name)}: ${why}`);
+      return undefined;
+    }
+    return rootSchema(name, this.variableNames, this.decl);
+  }
+
+  private selectField(shape: Schema | undefined, field: string, dotOffset: number): Schema | undefined {
+    if (shape === undefined) return undefined;
+    if (shape.kind === 'leaf') {
+      if (!shape.selectable) this.report(dotOffset, `type '${shape.type}' does not support field selection`);
+      return undefined;
+    }
+    const fieldShape = fieldSchema(shape, field);
+    if (fieldShape === undefined) this.report(dotOffset, `undefined field '${field}'`);
+    return fieldShape;
+  }
+
+  private visitMemberCall(node: EngineNode, scope: Scope | undefined): void {
+    const [name, target, args] = node.args as [string, EngineNode, EngineNode[]];
+    // `cel.bind(x, init, body)` and `optional.of(v)`: a qualified function name, not a member call.
+    if (target.op === 'id' && !isBound(scope, target.args as string)) {
+      const qualified = NAMESPACED.get(target.args as string);
+      if (qualified?.has(name)) {
+        const [bound, init, body] = args;
+        if (name === 'bind' && bound?.op === 'id' && init !== undefined && body !== undefined) {
+          this.visit(init, scope);
+          this.visit(body, { name: bound.args as string, parent: scope });
+        } else {
+          for (const a of args) this.visit(a, scope);
+        }
+        return;
+      }
+    }
+    this.visit(target, scope);
+    const [iterVar, ...rest] = args;
+    const [, secondVar, ...afterVars] = args;
+    if (TWO_VARIABLE_COMPREHENSIONS.get(name)?.includes(args.length) && iterVar?.op === 'id' && secondVar?.op === 'id') {
+      this.report(anchorOf(this.source, node), twoVariableComprehensionUnsupported(name));
+      const inner = { name: secondVar.args as string, parent: { name: iterVar.args as string, parent: scope } };
+      for (const a of afterVars) this.visit(a, inner);
+      return;
+    }
+    if (COMPREHENSIONS.has(name) && (args.length === 2 || args.length === 3) && iterVar?.op === 'id') {
+      // Macros the engine lacks (`existsOne`) are reported by name; their variable is still bound.
+      this.checkFunction(name, anchorOf(this.source, node));
+      const inner = { name: iterVar.args as string, parent: scope };
+      for (const a of rest) this.visit(a, inner);
+      return;
+    }
+    // `authorizer.path(…).check(…)`: the unsupported root is reported once, not each of its library calls.
+    if (!this.isUnsupportedChain(target, scope)) this.checkFunction(name, anchorOf(this.source, node));
+    for (const a of args) this.visit(a, scope);
+  }
+
+  private isUnsupportedChain(node: EngineNode, scope: Scope | undefined): boolean {
+    let root = node;
+    for (;;) {
+      if (root.op === '.' || root.op === '.?' || root.op === '[]' || root.op === '[?]') root = (root.args as [EngineNode])[0];
+      else if (root.op === 'rcall') root = (root.args as [string, EngineNode])[1];
+      else break;
+    }
+    return root.op === 'id' && UNSUPPORTED_VARIABLES.has(root.args as string) && !isBound(scope, root.args as string);
+  }
+}
+
+export interface ReferenceCheck {
+  readonly issues: readonly Issue[];
+  readonly hasAggregateLiterals: boolean;
+}
+
+/** Every undeclared identifier, unknown function and undefined typed field in the expression. */
+export function checkReferences(
+  root: EngineNode,
+  source: string,
+  kind: CelEnvironment,
+  variableNames: readonly string[] | undefined,
+): ReferenceCheck {
+  const checker = new ReferenceChecker(source, kind, variableNames);
+  checker.visit(root, undefined);
+  return checker;
+}

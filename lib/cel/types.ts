@@ -1,0 +1,51 @@
+// The public shapes of the CEL compile layer: what callers ask to compile and what they get back.
+// Nothing here runs; see compile.ts for the behaviour.
+
+/** Which upstream compiler environment an expression belongs to. */
+export type CelEnvironment =
+  /** VAP validations[].expression / messageExpression, auditAnnotations valueExpression, variables, policy & binding matchConditions */
+  | 'validatingPolicy'
+  /** MAP mutations, variables, matchConditions */
+  | 'mutatingPolicy'
+  /** Validating/MutatingWebhook matchConditions[].expression (no params, no namespaceObject, no variables) */
+  | 'webhookMatchCondition';
+
+/**
+ * The result type a field requires: `bool` (validations, matchConditions), `string` (messageExpression),
+ * `stringOrNull` (auditAnnotations valueExpression), `any` (variables, mutations).
+ */
+export type ExpectedResult = 'bool' | 'string' | 'stringOrNull' | 'any';
+
+export interface CompileRequest {
+  expression: string;
+  environment: CelEnvironment;
+  /** names of the policy's spec.variables declared so far, usable as `variables.<name>` */
+  variableNames?: readonly string[];
+  /** result type the field requires, checked statically as far as the types allow (dyn passes) */
+  expect?: ExpectedResult;
+}
+
+export interface CompiledExpression {
+  readonly expression: string;
+  /**
+   * The statically inferred result type, spelled as cel-go's `Type.String()` (`bool`, `list(dyn)`, `null_type`, …);
+   * `dyn` when it is only known at run time. Always set by compileExpression (optional only so that test doubles
+   * need not invent one).
+   */
+  readonly outputType?: string;
+  /** evaluate with the given activation (object, oldObject, request, params, namespaceObject, variables) */
+  evaluate(activation: Record<string, unknown>): unknown;
+}
+
+/** Upstream's `apiservercel.ErrorType` of a failed compilation: how a caller reports it as a field error. */
+export type CompileErrorType = 'Required' | 'Invalid' | 'InternalError';
+
+export type CompileResult =
+  | { ok: true; compiled: CompiledExpression }
+  | {
+      ok: false;
+      /** upstream-style text, e.g. `compilation failed: ERROR: <input>:1:1: …` or `must evaluate to bool but got string` */
+      message: string;
+      /** `Required` for an empty expression, `Invalid` for compile and type errors, `InternalError` for engine faults */
+      errorType?: CompileErrorType;
+    };

@@ -1,0 +1,79 @@
+// JSON in, CEL values out, and back. Kubernetes decodes JSON integers as int64, so `object.spec.replicas + 1`
+// is int arithmetic and `string(object.spec.replicas)` is "3"; JSON.parse gives JS numbers, which the engine
+// reads as double. toCelValue copies a JSON value with every integral number (|n| < 2^63) as a BigInt, i.e. a
+// CEL int; other numbers stay doubles. celValueToJson turns results (BigInt, uint, maps, bytes…) back into JSON.
+
+import { Optional } from '@marcbachmann/cel-js';
+import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+
+const INT64_LIMIT = 2 ** 63;
+
+/** Roots produced by toCelValue: passing one again costs a lookup, not a copy. */
+const converted = new WeakSet<object>();
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // A JSON key "__proto__" is data; plain assignment would replace the prototype instead.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function convert(value: unknown): unknown {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(convert);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, convert(value[key]));
+  return out;
+}
+
+/**
+ * A copy of a JSON value (as JSON.parse returns it) in the representation the CEL engine expects: integral
+ * numbers become BigInt (CEL int). Objects and arrays are copied; the input is not modified. Passing a value
+ * this function returned returns it as is. Limitation: JSON `1.0` arrives as the JS number 1 and becomes an int,
+ * where Kubernetes would keep a double; integers beyond 2^53 have already lost precision in JSON.parse.
+ */
+export function toCelValue(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && converted.has(value)) return value;
+  const result = convert(value);
+  if (typeof result === 'object' && result !== null) converted.add(result);
+  return result;
+}
+
+function durationToJson(d: Duration): string {
+  const nanos = d.nanos === 0 ? '' : `.${String(Math.abs(d.nanos)).padStart(9, '0').replace(/0+$/, '')}`;
+  return `${d.seconds}${nanos}s`;
+}
+
+/**
+ * A JSON-serializable copy of a CEL result: int and uint become numbers, maps objects, sets arrays, bytes
+ * base64, timestamps RFC 3339 strings, durations `"<seconds>s"`, an optional its value (or null when empty).
+ */
+export function celValueToJson(value: unknown): unknown {
+  switch (typeof value) {
+    case 'bigint':
+      return Number(value);
+    case 'object':
+      break;
+    default:
+      return value;
+  }
+  if (value === null) return null;
+  if (value instanceof UnsignedInt) return Number(value.valueOf());
+  if (value instanceof Optional) return value.hasValue() ? celValueToJson(value.value()) : null;
+  if (value instanceof Duration) return durationToJson(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (Array.isArray(value) || value instanceof Set) return Array.from(value as Iterable<unknown>, celValueToJson);
+  const out: Record<string, unknown> = {};
+  const entries = value instanceof Map ? value.entries() : Object.entries(value);
+  for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, String(key), celValueToJson(v));
+  return out;
+}
