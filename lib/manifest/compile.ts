@@ -1,0 +1,143 @@
+// The step after loading: turns loaded manifests into what admission needs — webhook accessors with parsed
+// selectors and compiled matchConditions, or policy hooks (policy + its bindings + compiled expressions). Upstream
+// runs this after the content-hash check; a failure here keeps the previous snapshot.
+import type { LabelSelector, MatchCondition, ValidatingAdmissionPolicy } from '../api/types.js';
+import { compileExpression } from '../cel/index.js';
+import type { CelEnvironment, CompiledExpression, ExpectedResult } from '../cel/index.js';
+import { ManifestError } from './errors.js';
+import type { AdmissionPolicy, AdmissionPolicyBinding, LoadedManifests, WebhookConfiguration } from './load.js';
+import type { PluginName } from './plugins.js';
+import { compileLabelSelector, SelectorError } from './selector.js';
+import type { LabelMatcher } from './selector.js';
+
+/** One webhook of a static configuration, as upstream's accessor sees it. */
+export interface StaticWebhook {
+  /** `manifest/<configuration>/<webhook>/<n>`, n counting repeats of the webhook name */
+  readonly uid: string;
+  readonly configurationName: string;
+  readonly webhook: NonNullable<WebhookConfiguration['webhooks']>[number];
+  readonly namespaceSelector: LabelMatcher;
+  readonly objectSelector: LabelMatcher;
+  readonly matchConditions: readonly NamedExpression[];
+}
+
+export interface NamedExpression {
+  /** field path of the expression, e.g. `spec.validations[0].expression` */
+  readonly path: string;
+  readonly name?: string;
+  readonly compiled: CompiledExpression;
+}
+
+/** A policy with the bindings that name it and every expression it carries, compiled. */
+export interface PolicyHook {
+  readonly policy: AdmissionPolicy;
+  readonly bindings: readonly AdmissionPolicyBinding[];
+  readonly expressions: readonly NamedExpression[];
+}
+
+export type CompiledManifests =
+  | { readonly family: 'webhook'; readonly webhooks: readonly StaticWebhook[] }
+  | { readonly family: 'policy'; readonly hooks: readonly PolicyHook[] };
+
+function parseSelector(webhookName: string, which: string, selector: LabelSelector | null | undefined): LabelMatcher {
+  try {
+    return compileLabelSelector(selector);
+  } catch (err) {
+    if (err instanceof SelectorError) throw new ManifestError(`webhook "${webhookName}": invalid ${which}: ${err.message}`);
+    throw err;
+  }
+}
+
+class ExpressionCompiler {
+  readonly compiled: NamedExpression[] = [];
+  readonly errors: string[] = [];
+  constructor(private readonly environment: CelEnvironment) {}
+
+  add(path: string, expression: string | undefined, expect: ExpectedResult, variableNames: readonly string[] = [], name?: string): void {
+    if (expression === undefined || expression === '') return;
+    const result = compileExpression({ expression, environment: this.environment, variableNames, expect });
+    if (result.ok) this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
+    else this.errors.push(`${path}: ${result.message}`);
+  }
+
+  matchConditions(prefix: string, conditions: readonly MatchCondition[] | undefined, variableNames: readonly string[] = []): void {
+    (conditions ?? []).forEach((c, i) => this.add(`${prefix}[${i}].expression`, c.expression, 'bool', variableNames, c.name));
+  }
+}
+
+function compileWebhooks(configurations: readonly WebhookConfiguration[]): CompiledManifests {
+  const webhooks: StaticWebhook[] = [];
+  const errors: string[] = [];
+  for (const configuration of configurations) {
+    const configurationName = configuration.metadata?.name ?? '';
+    const repeats = new Map<string, number>();
+    (configuration.webhooks ?? []).forEach((webhook, i) => {
+      const name = webhook.name ?? '';
+      const n = repeats.get(name) ?? 0;
+      repeats.set(name, n + 1);
+      try {
+        const namespaceSelector = parseSelector(name, 'namespaceSelector', webhook.namespaceSelector);
+        const objectSelector = parseSelector(name, 'objectSelector', webhook.objectSelector);
+        const cel = new ExpressionCompiler('webhookMatchCondition');
+        cel.matchConditions(`webhooks[${i}].matchConditions`, webhook.matchConditions);
+        if (cel.errors.length > 0) throw new ManifestError(`webhook "${name}": ${cel.errors.join(', ')}`);
+        webhooks.push({ uid: `manifest/${configurationName}/${name}/${n}`, configurationName, webhook, namespaceSelector, objectSelector, matchConditions: cel.compiled });
+      } catch (err) {
+        if (err instanceof ManifestError) errors.push(err.message);
+        else throw err;
+      }
+    });
+  }
+  // upstream joins every accessor error (errors.Join: one per line)
+  if (errors.length > 0) throw new ManifestError(errors.join('\n'));
+  return { family: 'webhook', webhooks };
+}
+
+function compilePolicy(plugin: PluginName, policy: AdmissionPolicy): NamedExpression[] {
+  const cel = new ExpressionCompiler(plugin === 'ValidatingAdmissionPolicy' ? 'validatingPolicy' : 'mutatingPolicy');
+  const spec = policy.spec ?? {};
+  const variableNames: string[] = [];
+  (spec.variables ?? []).forEach((v, i) => {
+    cel.add(`spec.variables[${i}].expression`, v.expression, 'any', [...variableNames], v.name);
+    if (v.name) variableNames.push(v.name);
+  });
+  cel.matchConditions('spec.matchConditions', spec.matchConditions, variableNames);
+  if (plugin === 'ValidatingAdmissionPolicy') {
+    const vap = spec as NonNullable<ValidatingAdmissionPolicy['spec']>;
+    (vap.validations ?? []).forEach((v, i) => {
+      cel.add(`spec.validations[${i}].expression`, v.expression, 'bool', variableNames);
+      cel.add(`spec.validations[${i}].messageExpression`, v.messageExpression, 'string', variableNames);
+    });
+    (vap.auditAnnotations ?? []).forEach((a, i) => {
+      cel.add(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, 'stringOrNull', variableNames, a.key);
+    });
+  }
+  // MutatingAdmissionPolicy mutations (JSONPatch and ApplyConfiguration alike) are written with CEL object
+  // construction (`JSONPatch{op: …}`, `Object{spec: …}`), which the CEL layer does not parse yet: compiling them
+  // would reject valid manifests. Their variables and matchConditions are compiled above.
+  if (cel.errors.length > 0) {
+    throw new ManifestError(`failed to compile policy "${policy.metadata?.name ?? ''}": ${cel.errors.join(', ')}`);
+  }
+  return cel.compiled;
+}
+
+function compilePolicies(plugin: PluginName, policies: readonly AdmissionPolicy[], bindings: readonly AdmissionPolicyBinding[]): CompiledManifests {
+  const byPolicy = new Map<string, AdmissionPolicyBinding[]>();
+  for (const b of bindings) {
+    const name = b.spec?.policyName ?? '';
+    byPolicy.set(name, [...(byPolicy.get(name) ?? []), b]);
+  }
+  const hooks = policies.map((policy) => ({
+    policy,
+    bindings: byPolicy.get(policy.metadata?.name ?? '') ?? [],
+    expressions: compilePolicy(plugin, policy),
+  }));
+  return { family: 'policy', hooks };
+}
+
+/** Builds the admission-time form of loaded manifests. Throws ManifestError with upstream's message. */
+export function compileManifests(plugin: PluginName, loaded: LoadedManifests): CompiledManifests {
+  return loaded.family === 'webhook'
+    ? compileWebhooks(loaded.configurations)
+    : compilePolicies(plugin, loaded.policies, loaded.bindings);
+}

@@ -1,0 +1,208 @@
+// Turns one manifest document into plain JSON-like data the way apimachinery's universal deserializer reads it:
+// a document whose first non-space byte is `{` is JSON, anything else YAML 1.1 (go-yaml v2 via sigs.k8s.io/yaml).
+// Duplicate keys are collected (not fatal): strict decoding reports them with unknown fields.
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface ParsedDocument {
+  readonly format: 'json' | 'yaml';
+  readonly value: JsonValue;
+  /**
+   * Strict-mode findings, already worded as upstream: for YAML one
+   * `yaml: unmarshal errors:\n  line N: key "k" already set in map` entry, for JSON `duplicate field "a.b"` each.
+   */
+  readonly duplicateErrors: readonly string[];
+}
+
+/** A document that cannot be read at all; the message is the decode error text. */
+export class DocumentSyntaxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocumentSyntaxError';
+  }
+}
+
+/** Nesting deeper than this is refused instead of risking the stack; real manifests nest a few dozen levels. */
+export const maxDocumentDepth = 1000;
+/** Values produced by alias expansion beyond this many are refused (alias bombs). */
+export const maxAliasExpandedNodes = 100_000;
+
+export function isJSONDocument(text: string): boolean {
+  const m = /\S/.exec(text);
+  return m !== null && m[0] === '{';
+}
+
+export function parseManifestDocument(text: string): ParsedDocument {
+  return isJSONDocument(text) ? parseJSON(text) : parseYAML(text);
+}
+
+function parseJSON(text: string): ParsedDocument {
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new DocumentSyntaxError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+  }
+  // JSON.parse keeps the last of duplicate keys silently; scan once more to name every duplicate field.
+  return { format: 'json', value, duplicateErrors: jsonDuplicateFields(text) };
+}
+
+/** encoding/json's limit on nesting. */
+const maxJSONDepth = 10000;
+
+/**
+ * Paths of duplicate object keys in valid JSON text (`a.b`, `a[0].b`), found iteratively so that nesting depth
+ * cannot exhaust the stack.
+ */
+export function jsonDuplicateFields(text: string): string[] {
+  type Frame = { kind: 'object'; path: string; keys: Set<string>; key: string | undefined } | { kind: 'array'; path: string; index: number };
+  const stack: Frame[] = [];
+  const duplicates: string[] = [];
+  const childPath = (): string => {
+    const top = stack[stack.length - 1];
+    if (!top) return '';
+    if (top.kind === 'array') return `${top.path}[${top.index}]`;
+    return top.path === '' ? top.key ?? '' : `${top.path}.${top.key ?? ''}`;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const str = JSON.parse(text.slice(i, j + 1)) as string;
+      i = j;
+      const top = stack[stack.length - 1];
+      if (top?.kind === 'object' && top.key === undefined) {
+        let k = i + 1;
+        while (/\s/.test(text[k] ?? '')) k++;
+        if (text[k] === ':') {
+          if (top.keys.has(str)) duplicates.push(`duplicate field "${top.path === '' ? str : `${top.path}.${str}`}"`);
+          top.keys.add(str);
+          top.key = str;
+        }
+      }
+    } else if (c === '{' || c === '[') {
+      if (stack.length >= maxJSONDepth) throw new DocumentSyntaxError("couldn't get version/kind; json parse error: exceeded max depth");
+      const path = childPath();
+      stack.push(c === '{' ? { kind: 'object', path, keys: new Set(), key: undefined } : { kind: 'array', path, index: 0 });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.kind === 'object') top.key = undefined;
+      else if (top?.kind === 'array') top.index++;
+    }
+  }
+  return duplicates;
+}
+
+function parseYAML(text: string): ParsedDocument {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = lineCounter.linePos(first.pos[0]).line;
+    const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new DocumentSyntaxError(`yaml: line ${line}: ${lowerFirst(reason)}`);
+  }
+  const lines: string[] = [];
+  const value = new Converter(doc, lineCounter, (_path, key, line) => lines.push(`  line ${line}: key ${goQuote(key)} already set in map`), true).convert(doc.contents, '', 0);
+  const duplicateErrors = lines.length > 0 ? [`yaml: unmarshal errors:\n${lines.join('\n')}`] : [];
+  return { format: 'yaml', value, duplicateErrors };
+}
+
+function lowerFirst(s: string): string {
+  return s.length > 0 ? s[0]!.toLowerCase() + s.slice(1) : s;
+}
+
+/** Go's %q for the strings that appear in these messages. */
+export function goQuote(s: string): string {
+  return JSON.stringify(s);
+}
+
+type DuplicateSink = (path: string, key: string, line: number) => void;
+
+class Converter {
+  #expanded = 0;
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter | undefined,
+    private readonly onDuplicate: DuplicateSink,
+    private readonly mergeKeys: boolean,
+  ) {}
+
+  convert(node: unknown, path: string, depth: number, viaAlias = false): JsonValue {
+    if (depth > maxDocumentDepth) throw new DocumentSyntaxError(`yaml: exceeded max depth of ${maxDocumentDepth}`);
+    if (viaAlias && ++this.#expanded > maxAliasExpandedNodes) throw new DocumentSyntaxError('yaml: document contains excessive aliasing');
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) {
+      const target = node.resolve(this.doc);
+      if (target === undefined) throw new DocumentSyntaxError(`yaml: unknown anchor '${node.source}' referenced`);
+      return this.convert(target, path, depth + 1, true);
+    }
+    if (isScalar(node)) return scalarValue(node.value, node.source);
+    if (isMap(node)) {
+      const out: JsonObject = {};
+      const seen = new Set<string>();
+      for (const item of node.items) {
+        if (!isPair(item)) continue;
+        if (isScalar(item.key) && item.key.value === '<<' && this.mergeKeys) {
+          this.merge(out, seen, item.value, path, depth);
+          continue;
+        }
+        const key = keyString(this.convert(item.key, path, depth + 1, viaAlias));
+        const childPath = path === '' ? key : `${path}.${key}`;
+        if (seen.has(key)) {
+          const range = (item.key as YamlNode | null)?.range;
+          const line = range && this.lines ? this.lines.linePos(range[0]).line : 0;
+          this.onDuplicate(childPath, key, line);
+        }
+        seen.add(key);
+        out[key] = this.convert(item.value, childPath, depth + 1, viaAlias);
+      }
+      return out;
+    }
+    if (isSeq(node)) {
+      return node.items.map((item, i) => this.convert(item, `${path}[${i}]`, depth + 1, viaAlias));
+    }
+    return null;
+  }
+
+  // YAML 1.1 merge keys: keys already present win, as in go-yaml.
+  private merge(out: JsonObject, seen: Set<string>, source: unknown, path: string, depth: number): void {
+    const value = this.convert(source, path, depth + 1, true);
+    const sources = Array.isArray(value) ? value : [value];
+    for (const s of sources) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+        throw new DocumentSyntaxError('yaml: map merge requires map or sequence of maps as the value');
+      }
+      for (const [k, v] of Object.entries(s)) {
+        if (!seen.has(k) && !(k in out)) out[k] = v;
+      }
+    }
+  }
+}
+
+function keyString(key: JsonValue): string {
+  if (typeof key === 'string') return key;
+  if (key === null) return 'null';
+  if (typeof key === 'object') return JSON.stringify(key);
+  return String(key);
+}
+
+function scalarValue(value: unknown, source: string | undefined): JsonValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    // sigs.k8s.io/yaml turns .inf/.nan into JSON it cannot encode; they are errors there and here.
+    if (!Number.isFinite(value)) throw new DocumentSyntaxError(`json: unsupported value: ${String(value).replace('Infinity', '+Inf')}`);
+    return value;
+  }
+  if (typeof value === 'bigint') return Number(value);
+  // Timestamps and !!binary: keep the text as written, which is what ends up in the JSON form.
+  if (value instanceof Date || value instanceof Uint8Array) return source ?? String(value);
+  return String(value);
+}

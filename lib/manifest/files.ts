@@ -1,0 +1,194 @@
+// Reads a manifest directory as kube-apiserver's manifest.LoadFiles does: direct children only, .yaml/.yml/.json
+// (case-insensitive, last extension), name order, zero-byte files skipped, one SHA-256 over every selected file's
+// bytes each followed by a NUL byte. The hash is computed before decoding, so it is the same as upstream's.
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ManifestError } from './errors.js';
+
+/** Upstream reads whole files; the kubelet caps static pod files at 10 MiB and so do we. */
+export const maxManifestFileBytes = 10 * 1024 * 1024;
+
+/** One YAML/JSON document and the file it came from. */
+export interface FileDoc {
+  readonly filePath: string;
+  /** 0-based index of the document inside its file */
+  readonly index: number;
+  readonly text: string;
+}
+
+export interface ManifestFiles {
+  readonly docs: readonly FileDoc[];
+  /** `sha256:<hex>` over the selected files, or `""` when none has content */
+  readonly hash: string;
+  /** selected files in load order (zero-byte ones included) */
+  readonly files: readonly string[];
+}
+
+const manifestExtensions = new Set(['.yaml', '.yml', '.json']);
+
+/** Go's filepath.Ext: from the last dot of the name (so `.yaml` itself has the extension `.yaml`). */
+function goExt(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot === -1 ? '' : name.slice(dot);
+}
+
+export function isManifestFileName(name: string): boolean {
+  return manifestExtensions.has(goExt(name).toLowerCase());
+}
+
+/** Go's os.ReadDir order: byte-wise lexical order of the names. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+interface DirEntryLike {
+  name: string;
+  isDirectory(): boolean;
+}
+
+function selectFiles(dir: string, entries: DirEntryLike[]): string[] {
+  return entries
+    .filter((e) => !e.isDirectory() && isManifestFileName(e.name))
+    .map((e) => e.name)
+    .sort(byteOrder)
+    .map((name) => join(dir, name));
+}
+
+/** Go's *PathError text ("open /path: no such file or directory") for a Node fs error. */
+function goError(err: unknown, op = 'open'): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e?.code) {
+    case 'ENOENT': return `${op} ${e.path ?? ''}: no such file or directory`;
+    case 'EACCES': return `${op} ${e.path ?? ''}: permission denied`;
+    case 'EISDIR': return `read ${e.path ?? ''}: is a directory`;
+    case 'ENOTDIR': return `${op} ${e.path ?? ''}: not a directory`;
+    case 'ELOOP': return `${op} ${e.path ?? ''}: too many levels of symbolic links`;
+    default: return e instanceof Error ? e.message : String(err);
+  }
+}
+
+function checkDir(dir: string): void {
+  if (dir.length === 0) throw new ManifestError('manifest directory path is empty');
+}
+
+function readDirError(dir: string, err: unknown): ManifestError {
+  return new ManifestError(`failed to read manifest directory "${dir}": ${goError(err)}`, { cause: err });
+}
+
+function readFileError(filePath: string, err: unknown): ManifestError {
+  return new ManifestError(`failed to read file "${filePath}": ${goError(err)}`, { cause: err });
+}
+
+function tooLarge(filePath: string, size: number): ManifestError {
+  return new ManifestError(
+    `failed to read file "${filePath}": file is ${size} bytes, larger than the ${maxManifestFileBytes}-byte limit for a manifest file`,
+  );
+}
+
+function assemble(contents: Array<{ filePath: string; data: Buffer }>): ManifestFiles {
+  const hash = createHash('sha256');
+  const nul = Buffer.from([0]);
+  let hasData = false;
+  const docs: FileDoc[] = [];
+  for (const { filePath, data } of contents) {
+    if (data.length === 0) continue;
+    hash.update(data);
+    hash.update(nul);
+    hasData = true;
+    let texts: string[];
+    try {
+      texts = splitYAMLDocuments(data.toString('utf8'));
+    } catch (err) {
+      throw new ManifestError(
+        `failed to split YAML documents in file "${filePath}": ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    texts.forEach((text, index) => docs.push({ filePath, index, text }));
+  }
+  return { docs, hash: hasData ? `sha256:${hash.digest('hex')}` : '', files: contents.map((c) => c.filePath) };
+}
+
+/** Reads and hashes a manifest directory. Throws ManifestError with upstream's wording. */
+export async function readManifestFiles(dir: string): Promise<ManifestFiles> {
+  checkDir(dir);
+  let entries: DirEntryLike[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    throw readDirError(dir, err);
+  }
+  const contents: Array<{ filePath: string; data: Buffer }> = [];
+  for (const filePath of selectFiles(dir, entries)) {
+    let data: Buffer;
+    try {
+      const info = await stat(filePath);
+      if (info.isFile() && info.size > maxManifestFileBytes) throw tooLarge(filePath, info.size);
+      data = await readFile(filePath);
+    } catch (err) {
+      if (err instanceof ManifestError) throw err;
+      throw readFileError(filePath, err);
+    }
+    if (data.length > maxManifestFileBytes) throw tooLarge(filePath, data.length);
+    contents.push({ filePath, data });
+  }
+  return assemble(contents);
+}
+
+/** The synchronous twin of readManifestFiles, for the initial load before any listener opens. */
+export function readManifestFilesSync(dir: string): ManifestFiles {
+  checkDir(dir);
+  let entries: DirEntryLike[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    throw readDirError(dir, err);
+  }
+  const contents: Array<{ filePath: string; data: Buffer }> = [];
+  for (const filePath of selectFiles(dir, entries)) {
+    let data: Buffer;
+    try {
+      const info = statSync(filePath);
+      if (info.isFile() && info.size > maxManifestFileBytes) throw tooLarge(filePath, info.size);
+      data = readFileSync(filePath);
+    } catch (err) {
+      if (err instanceof ManifestError) throw err;
+      throw readFileError(filePath, err);
+    }
+    if (data.length > maxManifestFileBytes) throw tooLarge(filePath, data.length);
+    contents.push({ filePath, data });
+  }
+  return assemble(contents);
+}
+
+/**
+ * apimachinery's YAMLReader: a line starting with `---` ends a document; only spaces or a comment may follow the
+ * separator. Each document is trimmed and empty ones are dropped.
+ */
+export function splitYAMLDocuments(data: string): string[] {
+  const docs: string[] = [];
+  let current: string[] = [];
+  const flush = (): void => {
+    const doc = current.join('').trim();
+    if (doc.length > 0) docs.push(doc);
+    current = [];
+  };
+  let start = 0;
+  while (start < data.length) {
+    let end = data.indexOf('\n', start);
+    end = end === -1 ? data.length : end + 1;
+    const line = data.slice(start, end);
+    start = end;
+    if (line.startsWith('---')) {
+      const rest = line.slice(3).trim();
+      if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
+      flush();
+      continue;
+    }
+    current.push(line);
+  }
+  flush();
+  return docs;
+}

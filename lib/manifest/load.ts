@@ -1,0 +1,204 @@
+// Loads one plugin's manifest directory the way kube-apiserver's static loaders do: every document decoded strictly,
+// defaulted, validated as the REST API would on create, checked against the static-only rules, all-or-nothing, then
+// sorted by name. A pure function of the directory's files: no timers, metrics or logging.
+import type {
+  MutatingAdmissionPolicy,
+  MutatingAdmissionPolicyBinding,
+  MutatingWebhookConfiguration,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+  ValidatingWebhookConfiguration,
+  WebhookClientConfig,
+} from '../api/types.js';
+import { decodeDocumentText, decodeDocumentValue, DecodeError } from './decode.js';
+import type { DecodedDocument } from './decode.js';
+import { applyDefaults } from './defaults.js';
+import type { JsonObject } from './document.js';
+import { ManifestError } from './errors.js';
+import type { FileDoc, ManifestFiles } from './files.js';
+import { pluginKinds } from './plugins.js';
+import type { PluginName } from './plugins.js';
+import type { V1Kind } from './scheme.js';
+import { validateObject } from './validate.js';
+
+export const staticConfigSuffix = '.static.k8s.io';
+
+export type WebhookConfiguration = ValidatingWebhookConfiguration | MutatingWebhookConfiguration;
+export type AdmissionPolicy = ValidatingAdmissionPolicy | MutatingAdmissionPolicy;
+export type AdmissionPolicyBinding = ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding;
+
+/** What a directory holds once loaded: webhook configurations, or policies and bindings, each sorted by name. */
+export type LoadedManifests =
+  | { readonly family: 'webhook'; readonly configurations: readonly WebhookConfiguration[] }
+  | { readonly family: 'policy'; readonly policies: readonly AdmissionPolicy[]; readonly bindings: readonly AdmissionPolicyBinding[] };
+
+/** Kind → number of objects loaded (list wrappers unwrapped), for `validate` output. */
+export function countKinds(plugin: PluginName, loaded: LoadedManifests): Record<string, number> {
+  const kinds = pluginKinds[plugin];
+  const counts: Record<string, number> = {};
+  if (loaded.family === 'webhook') {
+    if (loaded.configurations.length > 0) counts[kinds.primary] = loaded.configurations.length;
+  } else {
+    if (loaded.policies.length > 0) counts[kinds.primary] = loaded.policies.length;
+    if (loaded.bindings.length > 0) counts[kinds.binding!] = loaded.bindings.length;
+  }
+  return counts;
+}
+
+function nameOf(obj: { metadata?: { name?: string } }): string {
+  return obj.metadata?.name ?? '';
+}
+
+/** ValidateManifestName: present, with the reserved suffix, unique within its name set. */
+function validateManifestName(name: string, filePath: string, seen: Map<string, string>): void {
+  if (name === '') throw new ManifestError(`resource in file "${filePath}" must have a name`);
+  if (!name.endsWith(staticConfigSuffix)) {
+    throw new ManifestError(`"${name}" in file "${filePath}" must have a name ending with "${staticConfigSuffix}"`);
+  }
+  const first = seen.get(name);
+  if (first !== undefined) {
+    throw new ManifestError(`duplicate name "${name}" found in file "${filePath}" (previously seen in "${first}")`);
+  }
+  seen.set(name, filePath);
+}
+
+function validateWebhookClientConfig(webhookName: string, configName: string, filePath: string, cc: WebhookClientConfig | undefined): void {
+  if (cc?.service) {
+    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`);
+  }
+  if (!cc?.url) {
+    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.url is required for static manifests`);
+  }
+}
+
+function validateBindingConstraints(bindingName: string, binding: AdmissionPolicyBinding): void {
+  const policyName = binding.spec?.policyName ?? '';
+  if (policyName === '') throw new ManifestError(`binding "${bindingName}" must reference a policy (spec.policyName)`);
+  if (!policyName.endsWith(staticConfigSuffix)) {
+    throw new ManifestError(`binding "${bindingName}": spec.policyName "${policyName}" must end with "${staticConfigSuffix}"`);
+  }
+  if (binding.spec?.paramRef) throw new ManifestError(`binding "${bindingName}": spec.paramRef is not supported for static manifests`);
+}
+
+/** Defaults and validates one object of an accepted kind; returns it typed. */
+function defaultAndValidate(kind: V1Kind, object: JsonObject): JsonObject {
+  applyDefaults(kind, object);
+  const message = validateObject(kind, object);
+  if (message !== undefined) throw new ManifestError(`${kind} "${nameOf(object)}": ${message}`);
+  return object;
+}
+
+/** The items of a decoded single object or typed List of `kind`, defaulted and validated; undefined if not that kind. */
+function accept(decoded: DecodedDocument, kind: V1Kind, listKind: V1Kind): JsonObject[] | undefined {
+  if (decoded.type !== 'object') return undefined;
+  if (decoded.kind === kind) return [defaultAndValidate(kind, decoded.object)];
+  if (decoded.kind === listKind) {
+    const items = (decoded.object.items ?? []) as JsonObject[];
+    return items.map((item) => defaultAndValidate(kind, item));
+  }
+  return undefined;
+}
+
+interface LoadState {
+  readonly plugin: PluginName;
+  readonly primaryNames: Map<string, string>;
+  readonly bindingNames: Map<string, string>;
+  readonly primaries: JsonObject[];
+  readonly bindings: JsonObject[];
+}
+
+function decodeOrThrow(decode: () => DecodedDocument): DecodedDocument {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof DecodeError) throw new ManifestError(err.message);
+    throw err;
+  }
+}
+
+function acceptFileObject(state: LoadState, decoded: DecodedDocument, filePath: string): void {
+  if (decoded.type === 'list') {
+    for (const item of decoded.items) {
+      let itemDecoded: DecodedDocument;
+      try {
+        itemDecoded = decodeDocumentValue(item, JSON.stringify(item));
+      } catch (err) {
+        if (err instanceof DecodeError) throw new ManifestError(`failed to decode list item: ${err.message}`);
+        throw err;
+      }
+      acceptFileObject(state, itemDecoded, filePath);
+    }
+    return;
+  }
+  const kinds = pluginKinds[state.plugin];
+  const primaries = accept(decoded, kinds.primary, kinds.primaryList);
+  if (primaries) {
+    for (const item of primaries) {
+      const name = nameOf(item);
+      validateManifestName(name, filePath, state.primaryNames);
+      if (kinds.family === 'webhook') {
+        for (const w of (item as WebhookConfiguration).webhooks ?? []) {
+          validateWebhookClientConfig(w.name ?? '', name, filePath, w.clientConfig);
+        }
+      } else if ((item as AdmissionPolicy).spec?.paramKind) {
+        throw new ManifestError(`${kinds.primary} "${name}": spec.paramKind is not supported for static manifests`);
+      }
+    }
+    state.primaries.push(...primaries);
+    return;
+  }
+  const bindings = kinds.binding ? accept(decoded, kinds.binding, kinds.bindingList!) : undefined;
+  if (bindings) {
+    for (const item of bindings) {
+      const name = nameOf(item);
+      validateManifestName(name, filePath, state.bindingNames);
+      validateBindingConstraints(name, item as AdmissionPolicyBinding);
+    }
+    state.bindings.push(...bindings);
+    return;
+  }
+  throw new ManifestError(`unsupported resource type ${decoded.goType}`);
+}
+
+function loadDoc(state: LoadState, doc: FileDoc): void {
+  try {
+    acceptFileObject(state, decodeOrThrow(() => decodeDocumentText(doc.text)), doc.filePath);
+  } catch (err) {
+    if (err instanceof ManifestError) {
+      throw new ManifestError(`error loading ${doc.filePath}: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function byName(a: JsonObject, b: JsonObject): number {
+  const x = nameOf(a);
+  const y = nameOf(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Decodes, defaults and validates the documents of one plugin's directory. Throws ManifestError with upstream's
+ * message on the first problem; nothing is returned unless everything loaded.
+ */
+export function loadManifests(plugin: PluginName, files: ManifestFiles): LoadedManifests {
+  const state: LoadState = { plugin, primaryNames: new Map(), bindingNames: new Map(), primaries: [], bindings: [] };
+  for (const doc of files.docs) loadDoc(state, doc);
+  state.primaries.sort(byName);
+  if (pluginKinds[plugin].family === 'webhook') {
+    return { family: 'webhook', configurations: state.primaries as WebhookConfiguration[] };
+  }
+  const policyNames = new Set(state.primaries.map(nameOf));
+  for (const binding of state.bindings as AdmissionPolicyBinding[]) {
+    const policyName = binding.spec?.policyName ?? '';
+    if (!policyNames.has(policyName)) {
+      throw new ManifestError(`binding "${nameOf(binding)}" references policy "${policyName}" which does not exist in the manifest directory`);
+    }
+  }
+  state.bindings.sort(byName);
+  return {
+    family: 'policy',
+    policies: state.primaries as AdmissionPolicy[],
+    bindings: state.bindings as AdmissionPolicyBinding[],
+  };
+}
