@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// The one executable: wires process argv, stdio and signals to the CLI and exits with its code.
+import { main } from '../lib/cli/main.js';
+
+const controller = new AbortController();
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => controller.abort());
+}
+
+main(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  signal: controller.signal,
+}).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`static-admissiond: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

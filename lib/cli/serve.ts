@@ -1,0 +1,109 @@
+// `static-admissiond serve`: loads every configured plugin's manifests synchronously (exit 1 on failure, before any
+// listener opens), then keeps them current and serves health and metrics until the signal aborts.
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { AdmissionConfigError } from '../config/admission-config.js';
+import { startHealthServer } from '../health/server.js';
+import type { HealthCheck } from '../health/checks.js';
+import { apiServerIDHash, defaultAPIServerID } from '../identity/apiserver-id.js';
+import { createLogger } from '../log/logger.js';
+import type { LogFormat } from '../log/logger.js';
+import { createReloadMetrics } from '../metrics/reload.js';
+import { pluginKinds } from '../manifest/plugins.js';
+import { manifestWarnings } from '../manifest/warnings.js';
+import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
+import { admissionSetupFrom, configFlags, featureGatesFrom, packageVersion } from './common.js';
+import type { CommandIO } from './common.js';
+import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
+import type { FlagSpec } from './flags.js';
+
+export const serveFlags: readonly FlagSpec[] = [
+  ...configFlags,
+  { name: 'health-bind-address', type: 'string', default: '127.0.0.1:9444', usage: 'host:port of the plain-HTTP /metrics, /livez, /readyz, /healthz listener' },
+  { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
+  { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
+  { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
+  { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
+  { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
+];
+
+export async function serve(argv: readonly string[], io: CommandIO): Promise<number> {
+  const flags = parseFlags(argv, serveFlags);
+  if (flagBool(flags, 'help')) {
+    io.stdout(usageText('static-admissiond serve [flags]', 'Runs the daemon: loads and watches static admission manifests, serves health and metrics.', serveFlags));
+    return 0;
+  }
+  const format = flagString(flags, 'logging-format');
+  if (format !== 'text' && format !== 'json') throw new UsageError(`invalid --logging-format ${JSON.stringify(format)}: must be text or json`);
+  const log = createLogger({ format: format as LogFormat, verbosity: flagNumber(flags, 'v'), write: (line) => io.stderr(line + '\n'), source: 'serve' });
+
+  let setup;
+  try {
+    setup = admissionSetupFrom(flags, featureGatesFrom(flags));
+  } catch (err) {
+    if (err instanceof AdmissionConfigError || err instanceof Error) {
+      log.error(err, 'Invalid admission configuration', { config: flagString(flags, 'admission-config') });
+      return 1;
+    }
+    throw err;
+  }
+  const apiServerID = flags.set.has('apiserver-id') ? flagString(flags, 'apiserver-id') : defaultAPIServerID();
+  log.info('Starting static-admissiond', { version: packageVersion(), admissionConfig: setup.configFile, apiServerID, plugins: setup.plugins.map((p) => p.plugin) });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({ name: 'static_admissiond_build_info', help: 'A metric with a constant 1 value labelled by the version of static-admissiond and of Node.js.', labelNames: ['version', 'node_version'] as const, registers: [registry] })
+    .set({ version: packageVersion(), node_version: process.version }, 1);
+  const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));
+
+  const sources = setup.plugins.map((p) => new ManifestSource({
+    plugin: p.plugin,
+    dir: p.staticManifestsDir,
+    intervalMs: flagNumber(flags, 'reload-interval'),
+    metrics,
+    logger: log.with('reload'),
+  }));
+  for (const source of sources) {
+    try {
+      const snapshot = source.loadInitial();
+      const kinds = pluginKinds[source.plugin];
+      for (const warning of manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests)) {
+        log.info('Manifest warning', { plugin: source.plugin, warning });
+      }
+    } catch (err) {
+      if (err instanceof InitialLoadError) {
+        log.error(err, 'Failed to load static manifests', { plugin: err.plugin });
+        return 1;
+      }
+      throw err;
+    }
+  }
+
+  let shuttingDown = false;
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  const readyz: HealthCheck[] = [
+    ping,
+    ...sources.map((s) => ({ name: `manifests-loaded/${s.plugin}`, check: () => (s.hasSynced() ? undefined : 'initial load not complete') })),
+    { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
+  ];
+  let health;
+  try {
+    health = await startHealthServer({ bindAddress: flagString(flags, 'health-bind-address'), registry, livez: () => [ping], readyz: () => readyz });
+  } catch (err) {
+    log.error(err, 'Failed to start the health listener', { address: flagString(flags, 'health-bind-address') });
+    return 1;
+  }
+  log.info('Serving health and metrics', { url: health.url });
+
+  const stop = new AbortController();
+  const loops = sources.map((s) => s.run(stop.signal));
+  await new Promise<void>((resolve) => {
+    if (!io.signal || io.signal.aborted) return resolve();
+    io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  shuttingDown = true;
+  log.info('Shutting down');
+  stop.abort();
+  await Promise.all(loops);
+  await health.close();
+  return 0;
+}

@@ -1,0 +1,217 @@
+// One plugin's static manifest source, as upstream's static sources: a synchronous initial load that must succeed,
+// then a watch (chokidar) plus a polling fallback that re-read the directory, short-circuit on an unchanged content
+// hash, and swap in a new snapshot only when everything loaded and compiled; on any failure the previous snapshot
+// stays. Counting, logs and metrics follow upstream exactly (see checkAndReload).
+import { EventEmitter } from 'node:events';
+import { watch } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
+import type { Logger } from '../log/logger.js';
+import { ManifestError } from '../manifest/errors.js';
+import { initialLoadMessage, pluginKinds } from '../manifest/plugins.js';
+import type { PluginName } from '../manifest/plugins.js';
+import type { ReloadMetrics } from '../metrics/reload.js';
+import { compileManifests, loadManifests, loadSnapshotSync, makeSnapshot, readManifestFiles } from './pipeline.js';
+import type { Snapshot } from './snapshot.js';
+
+export interface ManifestSourceOptions {
+  plugin: PluginName;
+  dir: string;
+  /** polling fallback period; default 60 000 (upstream's one minute) */
+  intervalMs?: number;
+  /** quiet time after a watch event before re-reading, so an editor's unlink+add is read once; default 20 */
+  debounceMs?: number;
+  /** set false to poll only (no file watcher) */
+  watch?: boolean;
+  metrics: ReloadMetrics;
+  logger: Logger;
+}
+
+export type ReloadOutcome = 'unchanged' | 'reloaded' | 'load-failed' | 'compile-failed';
+
+export interface ReloadEvent {
+  plugin: PluginName;
+  outcome: ReloadOutcome;
+  hash: string;
+  error?: Error;
+}
+
+/** Thrown when the initial load fails; carries upstream's `failed to load static … manifests from` message. */
+export class InitialLoadError extends Error {
+  readonly plugin: PluginName;
+  constructor(plugin: PluginName, message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'InitialLoadError';
+    this.plugin = plugin;
+  }
+}
+
+export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
+  readonly plugin: PluginName;
+  readonly dir: string;
+  readonly #intervalMs: number;
+  readonly #debounceMs: number;
+  readonly #watch: boolean;
+  readonly #metrics: ReloadMetrics;
+  readonly #log: Logger;
+  readonly #family: 'webhook' | 'policy';
+
+  #current: Snapshot | undefined;
+  #lastReadHash: string | undefined;
+  #running: Promise<void> | undefined;
+  #rerun = false;
+  #watcher: FSWatcher | undefined;
+  #rewatch = false;
+
+  constructor(options: ManifestSourceOptions) {
+    super();
+    this.plugin = options.plugin;
+    this.dir = options.dir;
+    this.#intervalMs = options.intervalMs ?? 60_000;
+    this.#debounceMs = options.debounceMs ?? 20;
+    this.#watch = options.watch ?? true;
+    this.#metrics = options.metrics;
+    this.#log = options.logger;
+    this.#family = pluginKinds[options.plugin].family;
+  }
+
+  /** The snapshot admission reads; undefined until the initial load. */
+  current(): Snapshot | undefined {
+    return this.#current;
+  }
+
+  hasSynced(): boolean {
+    return this.#current !== undefined;
+  }
+
+  /** Synchronous initial load (before any listener opens). Throws InitialLoadError. */
+  loadInitial(): Snapshot {
+    let snapshot: Snapshot;
+    try {
+      snapshot = loadSnapshotSync(this.plugin, this.dir);
+    } catch (err) {
+      if (!(err instanceof ManifestError)) throw err;
+      throw new InitialLoadError(this.plugin, initialLoadMessage(this.plugin, this.dir, err.message), err);
+    }
+    this.#current = snapshot;
+    this.#lastReadHash = snapshot.hash;
+    if (this.#family === 'webhook') {
+      this.#log.info('Loaded manifest-based webhook configurations', { plugin: this.plugin, configurations: snapshot.manifests.family === 'webhook' ? snapshot.manifests.configurations.length : 0 });
+    } else {
+      this.#log.info('Loaded manifest-based admission policy configurations', { plugin: this.plugin, count: snapshot.compiled.family === 'policy' ? snapshot.compiled.hooks.length : 0 });
+    }
+    this.#metrics.recordSuccess(this.plugin, snapshot.hash);
+    return snapshot;
+  }
+
+  /**
+   * Re-reads the directory once (upstream's checkAndReload). Runs are serialized; a request during a run schedules
+   * exactly one more run after it, so events that arrive together collapse into one.
+   */
+  checkAndReload(): Promise<void> {
+    if (this.#running) {
+      this.#rerun = true;
+      return this.#running;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#rerun = false;
+        this.emit('reload', await this.#reloadOnce());
+      } while (this.#rerun);
+    };
+    this.#running = run().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #reloadOnce(): Promise<ReloadEvent> {
+    const plugin = this.plugin;
+    const fields = { plugin, dir: this.dir };
+    let files;
+    let manifests;
+    try {
+      files = await readManifestFiles(this.dir);
+      // Unchanged bytes decode to the same result, so skipping the decode is the same as upstream's order.
+      if (files.hash === this.#lastReadHash) return { plugin, outcome: 'unchanged', hash: files.hash };
+      manifests = loadManifests(plugin, files);
+    } catch (err) {
+      const error = asError(err);
+      this.#log.error(error, this.#family === 'webhook' ? 'reloading admission manifest config' : 'reloading manifest config', fields);
+      this.#metrics.recordFailure(plugin);
+      return { plugin, outcome: 'load-failed', hash: '', error };
+    }
+    // Set before compiling, as upstream: a compile failure is recorded once per distinct content.
+    this.#lastReadHash = files.hash;
+    let compiled;
+    try {
+      compiled = compileManifests(plugin, manifests);
+    } catch (err) {
+      const error = asError(err);
+      this.#log.error(error, this.#family === 'webhook' ? 'manifest webhook accessor validation failed after reload' : 'compiling manifest config', fields);
+      this.#metrics.recordFailure(plugin);
+      return { plugin, outcome: 'compile-failed', hash: files.hash, error };
+    }
+    this.#current = makeSnapshot(plugin, this.dir, files.hash, manifests, compiled);
+    this.#log.info(this.#family === 'webhook' ? 'reloaded admission manifest config' : 'reloaded manifest config', fields);
+    this.#metrics.recordSuccess(plugin, files.hash);
+    return { plugin, outcome: 'reloaded', hash: files.hash };
+  }
+
+  /**
+   * Watches and polls until `signal` aborts. Like upstream's WatchUntil: a check right after the watch is set, one
+   * per watch event, one per tick; a broken watch is re-established on the next tick.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    let debounce: NodeJS.Timeout | undefined;
+    const trigger = (): void => {
+      if (signal.aborted) return;
+      clearTimeout(debounce);
+      debounce = setTimeout(() => void this.checkAndReload(), this.#debounceMs);
+    };
+    if (this.#watch) this.#startWatch(trigger);
+    void this.checkAndReload();
+    const ticker = setInterval(() => {
+      if (this.#watch && this.#rewatch) this.#startWatch(trigger);
+      void this.checkAndReload();
+    }, this.#intervalMs);
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    clearInterval(ticker);
+    clearTimeout(debounce);
+    await this.#stopWatch();
+    await this.#running;
+  }
+
+  #startWatch(trigger: () => void): void {
+    void this.#stopWatch();
+    this.#rewatch = false;
+    try {
+      // The directory and its direct children; every event is only a trigger to re-read and hash everything.
+      const watcher = watch(this.dir, { depth: 0, ignoreInitial: true, persistent: true, followSymlinks: false });
+      watcher.on('all', (event, path) => {
+        // The directory itself went away (deleted or renamed): the watch is dead, set a new one at the next tick.
+        if (event === 'unlinkDir' && path === this.dir) this.#rewatch = true;
+        trigger();
+      });
+      watcher.on('error', (err) => {
+        this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
+        this.#rewatch = true;
+      });
+      this.#watcher = watcher;
+    } catch (err) {
+      this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
+      this.#rewatch = true;
+    }
+  }
+
+  async #stopWatch(): Promise<void> {
+    const w = this.#watcher;
+    this.#watcher = undefined;
+    if (w) await w.close();
+  }
+}
+
+/** Anything thrown while reloading is a failed reload (kept as such, never a crash of the daemon). */
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
