@@ -111,6 +111,15 @@ function assemble(contents: Array<{ filePath: string; data: Buffer }>): Manifest
   return { docs, hash: hasData ? `sha256:${hash.digest('hex')}` : '', files: contents.map((c) => c.filePath) };
 }
 
+/** A failure while reading one selected file, keeping a size error as it is. */
+function fileError(filePath: string, err: unknown): ManifestError {
+  return err instanceof ManifestError ? err : readFileError(filePath, err);
+}
+
+function checkSize(filePath: string, size: number): void {
+  if (size > maxManifestFileBytes) throw tooLarge(filePath, size);
+}
+
 /** Reads and hashes a manifest directory. Throws ManifestError with upstream's wording. */
 export async function readManifestFiles(dir: string): Promise<ManifestFiles> {
   checkDir(dir);
@@ -122,17 +131,17 @@ export async function readManifestFiles(dir: string): Promise<ManifestFiles> {
   }
   const contents: Array<{ filePath: string; data: Buffer }> = [];
   for (const filePath of selectFiles(dir, entries)) {
-    let data: Buffer;
     try {
       const info = await stat(filePath);
-      if (info.isFile() && info.size > maxManifestFileBytes) throw tooLarge(filePath, info.size);
-      data = await readFile(filePath);
+      // stat first, so an oversized file is refused without being read; the read size is checked again for
+      // files that grew in between
+      if (info.isFile()) checkSize(filePath, info.size);
+      const data = await readFile(filePath);
+      checkSize(filePath, data.length);
+      contents.push({ filePath, data });
     } catch (err) {
-      if (err instanceof ManifestError) throw err;
-      throw readFileError(filePath, err);
+      throw fileError(filePath, err);
     }
-    if (data.length > maxManifestFileBytes) throw tooLarge(filePath, data.length);
-    contents.push({ filePath, data });
   }
   return assemble(contents);
 }
@@ -148,17 +157,15 @@ export function readManifestFilesSync(dir: string): ManifestFiles {
   }
   const contents: Array<{ filePath: string; data: Buffer }> = [];
   for (const filePath of selectFiles(dir, entries)) {
-    let data: Buffer;
     try {
       const info = statSync(filePath);
-      if (info.isFile() && info.size > maxManifestFileBytes) throw tooLarge(filePath, info.size);
-      data = readFileSync(filePath);
+      if (info.isFile()) checkSize(filePath, info.size);
+      const data = readFileSync(filePath);
+      checkSize(filePath, data.length);
+      contents.push({ filePath, data });
     } catch (err) {
-      if (err instanceof ManifestError) throw err;
-      throw readFileError(filePath, err);
+      throw fileError(filePath, err);
     }
-    if (data.length > maxManifestFileBytes) throw tooLarge(filePath, data.length);
-    contents.push({ filePath, data });
   }
   return assemble(contents);
 }
