@@ -8,3 +8,6 @@ export class ManifestError extends Error {
     this.code = options?.code ?? 'SAD_ERR_MANIFEST';
   }
 }
+
+/** Code of the errors reading the manifest directory itself (missing, unreadable). */
+export const manifestDirErrorCode = 'SAD_ERR_MANIFEST_DIR';

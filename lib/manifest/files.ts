@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManifestError } from './errors.js';
+import { ManifestError, manifestDirErrorCode } from './errors.js';
 
 /** Upstream reads whole files; the kubelet caps static pod files at 10 MiB and so do we. */
 export const maxManifestFileBytes = 10 * 1024 * 1024;
@@ -74,7 +74,7 @@ function checkDir(dir: string): void {
 }
 
 function readDirError(dir: string, err: unknown): ManifestError {
-  return new ManifestError(`failed to read manifest directory "${dir}": ${goError(err)}`, { cause: err });
+  return new ManifestError(`failed to read manifest directory "${dir}": ${goError(err)}`, { cause: err, code: manifestDirErrorCode });
 }
 
 function readFileError(filePath: string, err: unknown): ManifestError {
@@ -129,8 +129,8 @@ export async function readManifestFiles(dir: string): Promise<ManifestFiles> {
   } catch (err) {
     throw readDirError(dir, err);
   }
-  const contents: Array<{ filePath: string; data: Buffer }> = [];
-  for (const filePath of selectFiles(dir, entries)) {
+  // Read in parallel (a tick over hundreds of files must stay short) but keep the name order for the hash.
+  const contents = await mapLimit(selectFiles(dir, entries), readConcurrency, async (filePath) => {
     try {
       const info = await stat(filePath);
       // stat first, so an oversized file is refused without being read; the read size is checked again for
@@ -138,12 +138,36 @@ export async function readManifestFiles(dir: string): Promise<ManifestFiles> {
       if (info.isFile()) checkSize(filePath, info.size);
       const data = await readFile(filePath);
       checkSize(filePath, data.length);
-      contents.push({ filePath, data });
+      return { filePath, data };
     } catch (err) {
       throw fileError(filePath, err);
     }
-  }
+  });
   return assemble(contents);
+}
+
+const readConcurrency = 32;
+
+/** Maps with at most `limit` calls in flight; results keep the input order; the first failure (in order) wins. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  const failures = new Array<unknown>(items.length);
+  let failed = false;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]!);
+      } catch (err) {
+        failures[i] = err;
+        failed = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failed) throw failures.find((f) => f !== undefined);
+  return results;
 }
 
 /** The synchronous twin of readManifestFiles, for the initial load before any listener opens. */

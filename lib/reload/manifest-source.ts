@@ -3,10 +3,11 @@
 // hash, and swap in a new snapshot only when everything loaded and compiled; on any failure the previous snapshot
 // stays. Counting, logs and metrics follow upstream exactly (see checkAndReload).
 import { EventEmitter } from 'node:events';
+import { statSync } from 'node:fs';
 import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger.js';
-import { ManifestError } from '../manifest/errors.js';
+import { ManifestError, manifestDirErrorCode } from '../manifest/errors.js';
 import { initialLoadMessage, pluginKinds } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { ReloadMetrics } from '../metrics/reload.js';
@@ -113,14 +114,17 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       return this.#running;
     }
     const run = async (): Promise<void> => {
-      do {
-        this.#rerun = false;
-        this.emit('reload', await this.#reloadOnce());
-      } while (this.#rerun);
+      try {
+        do {
+          this.#rerun = false;
+          this.emit('reload', await this.#reloadOnce());
+        } while (this.#rerun);
+      } finally {
+        // Cleared in the same turn the loop ends, so a request made by a 'reload' listener starts a new run.
+        this.#running = undefined;
+      }
     };
-    this.#running = run().finally(() => {
-      this.#running = undefined;
-    });
+    this.#running = run();
     return this.#running;
   }
 
@@ -136,6 +140,8 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       manifests = loadManifests(plugin, files);
     } catch (err) {
       const error = asError(err);
+      // The directory is gone (or unreadable): any watch on it is dead; set a new one once it is back.
+      if (error instanceof ManifestError && error.code === manifestDirErrorCode) this.#rewatch = true;
       this.#log.error(error, this.#family === 'webhook' ? 'reloading admission manifest config' : 'reloading manifest config', fields);
       this.#metrics.recordFailure(plugin);
       return { plugin, outcome: 'load-failed', hash: '', error };
@@ -184,6 +190,12 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
 
   #startWatch(trigger: () => void): void {
     void this.#stopWatch();
+    // A watch set on a missing directory never reports the files once it is back: wait for the directory, and
+    // retry at every tick until then (upstream's periodic re-watch).
+    if (!isDirectory(this.dir)) {
+      this.#rewatch = true;
+      return;
+    }
     this.#rewatch = false;
     try {
       // The directory and its direct children; every event is only a trigger to re-read and hash everything.
@@ -193,6 +205,9 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
         if (event === 'unlinkDir' && path === this.dir) this.#rewatch = true;
         trigger();
       });
+      // chokidar throttles repeated 'change' events of one path (50 ms); the raw fs events are not, and a second
+      // write right after a reload must not wait for the poll.
+      watcher.on('raw', () => trigger());
       watcher.on('error', (err) => {
         this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
         this.#rewatch = true;
@@ -214,4 +229,12 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
 /** Anything thrown while reloading is a failed reload (kept as such, never a crash of the daemon). */
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
