@@ -99,6 +99,88 @@ function accept(decoded: DecodedDocument, kind: V1Kind, listKind: V1Kind): JsonO
   return undefined;
 }
 
+/**
+ * What one document contributes, in upstream's processing order: accepted groups of items (one per single object or
+ * typed List, one per generic List item), and at most one error, last. A pure function of the document's text.
+ */
+type DocumentStep =
+  | { readonly role: 'primary' | 'binding'; readonly items: readonly JsonObject[] }
+  | { readonly error: ManifestError };
+
+/**
+ * Decode+default+validate results by document text, reused while a document is unchanged so a one-file change
+ * does not re-validate the whole directory. Holds only the documents of the latest load.
+ */
+export class DocumentCache {
+  #current = new Map<string, readonly DocumentStep[]>();
+  #next = new Map<string, readonly DocumentStep[]>();
+
+  steps(text: string, compute: () => readonly DocumentStep[]): readonly DocumentStep[] {
+    const steps = this.#current.get(text) ?? this.#next.get(text) ?? compute();
+    this.#next.set(text, steps);
+    return steps;
+  }
+
+  /** Keeps what the finished load used, drops the rest. */
+  commit(): void {
+    this.#current = this.#next;
+    this.#next = new Map();
+  }
+}
+
+/** A decode or load error as a ManifestError, its message prefixed; anything else is a bug and propagates. */
+function asManifestError(err: unknown, prefix = ''): ManifestError {
+  if (err instanceof ManifestError && prefix === '') return err;
+  if (err instanceof ManifestError || err instanceof DecodeError) return new ManifestError(prefix + err.message, { cause: err });
+  throw err;
+}
+
+function documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: DocumentStep[]): boolean {
+  if (decoded.type === 'list') {
+    for (const item of decoded.items) {
+      let itemDecoded: DecodedDocument;
+      try {
+        itemDecoded = decodeDocumentValue(item, JSON.stringify(item));
+      } catch (err) {
+        steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
+        return false;
+      }
+      if (!documentSteps(plugin, itemDecoded, steps)) return false;
+    }
+    return true;
+  }
+  const kinds = pluginKinds[plugin];
+  try {
+    const primaries = accept(decoded, kinds.primary, kinds.primaryList);
+    if (primaries) {
+      steps.push({ role: 'primary', items: primaries });
+      return true;
+    }
+    const bindings = kinds.binding ? accept(decoded, kinds.binding, kinds.bindingList!) : undefined;
+    if (bindings) {
+      steps.push({ role: 'binding', items: bindings });
+      return true;
+    }
+  } catch (err) {
+    steps.push({ error: asManifestError(err) });
+    return false;
+  }
+  steps.push({ error: new ManifestError(`unsupported resource type ${decoded.goType}`) });
+  return false;
+}
+
+function computeSteps(plugin: PluginName, text: string): readonly DocumentStep[] {
+  let decoded: DecodedDocument;
+  try {
+    decoded = decodeDocumentText(text);
+  } catch (err) {
+    return [{ error: asManifestError(err) }];
+  }
+  const steps: DocumentStep[] = [];
+  documentSteps(plugin, decoded, steps);
+  return steps;
+}
+
 interface LoadState {
   readonly plugin: PluginName;
   readonly primaryNames: Map<string, string>;
@@ -107,34 +189,16 @@ interface LoadState {
   readonly bindings: JsonObject[];
 }
 
-function decodeOrThrow(decode: () => DecodedDocument): DecodedDocument {
-  try {
-    return decode();
-  } catch (err) {
-    if (err instanceof DecodeError) throw new ManifestError(err.message);
-    throw err;
-  }
-}
-
-function acceptFileObject(state: LoadState, decoded: DecodedDocument, filePath: string): void {
-  if (decoded.type === 'list') {
-    for (const item of decoded.items) {
-      let itemDecoded: DecodedDocument;
-      try {
-        itemDecoded = decodeDocumentValue(item, JSON.stringify(item));
-      } catch (err) {
-        if (err instanceof DecodeError) throw new ManifestError(`failed to decode list item: ${err.message}`);
-        throw err;
-      }
-      acceptFileObject(state, itemDecoded, filePath);
-    }
-    return;
-  }
+/** The checks that depend on the file and on the other documents: names, then the static-only constraints. */
+function acceptStep(state: LoadState, step: DocumentStep, filePath: string): void {
+  if ('error' in step) throw step.error;
   const kinds = pluginKinds[state.plugin];
-  const primaries = accept(decoded, kinds.primary, kinds.primaryList);
-  if (primaries) {
-    for (const item of primaries) {
-      const name = nameOf(item);
+  for (const item of step.items) {
+    const name = nameOf(item);
+    if (step.role === 'binding') {
+      validateManifestName(name, filePath, state.bindingNames);
+      validateBindingConstraints(name, item as AdmissionPolicyBinding);
+    } else {
       validateManifestName(name, filePath, state.primaryNames);
       if (kinds.family === 'webhook') {
         for (const w of (item as WebhookConfiguration).webhooks ?? []) {
@@ -144,25 +208,14 @@ function acceptFileObject(state: LoadState, decoded: DecodedDocument, filePath: 
         throw new ManifestError(`${kinds.primary} "${name}": spec.paramKind is not supported for static manifests`);
       }
     }
-    state.primaries.push(...primaries);
-    return;
   }
-  const bindings = kinds.binding ? accept(decoded, kinds.binding, kinds.bindingList!) : undefined;
-  if (bindings) {
-    for (const item of bindings) {
-      const name = nameOf(item);
-      validateManifestName(name, filePath, state.bindingNames);
-      validateBindingConstraints(name, item as AdmissionPolicyBinding);
-    }
-    state.bindings.push(...bindings);
-    return;
-  }
-  throw new ManifestError(`unsupported resource type ${decoded.goType}`);
+  (step.role === 'binding' ? state.bindings : state.primaries).push(...step.items);
 }
 
-function loadDoc(state: LoadState, doc: FileDoc): void {
+function loadDoc(state: LoadState, doc: FileDoc, cache: DocumentCache | undefined): void {
+  const steps = cache ? cache.steps(doc.text, () => computeSteps(state.plugin, doc.text)) : computeSteps(state.plugin, doc.text);
   try {
-    acceptFileObject(state, decodeOrThrow(() => decodeDocumentText(doc.text)), doc.filePath);
+    for (const step of steps) acceptStep(state, step, doc.filePath);
   } catch (err) {
     if (err instanceof ManifestError) {
       throw new ManifestError(`error loading ${doc.filePath}: ${err.message}`, { cause: err });
@@ -181,9 +234,13 @@ function byName(a: JsonObject, b: JsonObject): number {
  * Decodes, defaults and validates the documents of one plugin's directory. Throws ManifestError with upstream's
  * message on the first problem; nothing is returned unless everything loaded.
  */
-export function loadManifests(plugin: PluginName, files: ManifestFiles): LoadedManifests {
+export function loadManifests(plugin: PluginName, files: ManifestFiles, cache?: DocumentCache): LoadedManifests {
   const state: LoadState = { plugin, primaryNames: new Map(), bindingNames: new Map(), primaries: [], bindings: [] };
-  for (const doc of files.docs) loadDoc(state, doc);
+  try {
+    for (const doc of files.docs) loadDoc(state, doc, cache);
+  } finally {
+    cache?.commit();
+  }
   state.primaries.sort(byName);
   if (pluginKinds[plugin].family === 'webhook') {
     return { family: 'webhook', configurations: state.primaries as WebhookConfiguration[] };

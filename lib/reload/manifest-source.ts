@@ -8,10 +8,11 @@ import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger.js';
 import { ManifestError, manifestDirErrorCode } from '../manifest/errors.js';
+import { DocumentCache } from '../manifest/load.js';
 import { initialLoadMessage, pluginKinds } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { ReloadMetrics } from '../metrics/reload.js';
-import { compileManifests, loadManifests, loadSnapshotSync, makeSnapshot, readManifestFiles } from './pipeline.js';
+import { compileManifests, loadManifests, loadSnapshotSync, makeSnapshot, readManifestFilesSync } from './pipeline.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface ManifestSourceOptions {
@@ -61,6 +62,8 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
   #running: Promise<void> | undefined;
   #rerun = false;
   #watcher: FSWatcher | undefined;
+  /** unchanged documents are not decoded and validated again */
+  readonly #documents = new DocumentCache();
   #rewatch = false;
 
   constructor(options: ManifestSourceOptions) {
@@ -88,7 +91,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
   loadInitial(): Snapshot {
     let snapshot: Snapshot;
     try {
-      snapshot = loadSnapshotSync(this.plugin, this.dir);
+      snapshot = loadSnapshotSync(this.plugin, this.dir, this.#documents);
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       throw new InitialLoadError(this.plugin, initialLoadMessage(this.plugin, this.dir, err.message), err);
@@ -134,10 +137,10 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     let files;
     let manifests;
     try {
-      files = await readManifestFiles(this.dir);
+      files = readManifestFilesSync(this.dir);
       // Unchanged bytes decode to the same result, so skipping the decode is the same as upstream's order.
       if (files.hash === this.#lastReadHash) return { plugin, outcome: 'unchanged', hash: files.hash };
-      manifests = loadManifests(plugin, files);
+      manifests = loadManifests(plugin, files, this.#documents);
     } catch (err) {
       const error = asError(err);
       // The directory is gone (or unreadable): any watch on it is dead; set a new one once it is back.

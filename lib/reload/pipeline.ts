@@ -2,15 +2,15 @@
 // Split in stages because the reload loop treats them differently (content-hash short-circuit between them).
 import { compileManifests } from '../manifest/compile.js';
 import type { CompiledManifests } from '../manifest/compile.js';
-import { readManifestFiles, readManifestFilesSync } from '../manifest/files.js';
+import { readManifestFilesSync } from '../manifest/files.js';
 import type { ManifestFiles } from '../manifest/files.js';
 import { countKinds, loadManifests } from '../manifest/load.js';
-import type { LoadedManifests } from '../manifest/load.js';
+import type { DocumentCache, LoadedManifests } from '../manifest/load.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { freezeSnapshot } from './snapshot.js';
 import type { Snapshot } from './snapshot.js';
 
-export { readManifestFiles, readManifestFilesSync, loadManifests, compileManifests };
+export { readManifestFilesSync, loadManifests, compileManifests };
 export type { ManifestFiles, LoadedManifests, CompiledManifests };
 
 export function makeSnapshot(plugin: PluginName, dir: string, hash: string, manifests: LoadedManifests, compiled: CompiledManifests, loadedAt = new Date()): Snapshot {
@@ -18,8 +18,8 @@ export function makeSnapshot(plugin: PluginName, dir: string, hash: string, mani
 }
 
 /** Loads a directory completely and synchronously: what the initial load and `validate` do. Throws ManifestError. */
-export function loadSnapshotSync(plugin: PluginName, dir: string): Snapshot {
+export function loadSnapshotSync(plugin: PluginName, dir: string, cache?: DocumentCache): Snapshot {
   const files = readManifestFilesSync(dir);
-  const manifests = loadManifests(plugin, files);
+  const manifests = loadManifests(plugin, files, cache);
   return makeSnapshot(plugin, dir, files.hash, manifests, compileManifests(plugin, manifests));
 }

@@ -172,3 +172,32 @@ function require_vap(name: string): unknown {
 function require_vapb(name: string, policyName: string): unknown {
   return { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec: { policyName, validationActions: ['Deny'] } };
 }
+
+test('the document cache never changes results: file-dependent checks and wrapping run on every load', async () => {
+  const { DocumentCache } = await import('../../lib/manifest/load.js');
+  const { renameSync } = await import('node:fs');
+  const { dir, cleanup } = tempDir();
+  try {
+    const cache = new DocumentCache();
+    writeFiles(dir, { 'a.yaml': vap('a.static.k8s.io'), 'b.yaml': vap('b.static.k8s.io') + 'extra: 1\n' });
+    const first = (): string => {
+      try {
+        loadManifests('ValidatingAdmissionPolicy', readManifestFilesSync(dir), cache);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    assert.equal(first(), `error loading ${join(dir, 'b.yaml')}: strict decoding error: unknown field "extra"`);
+    renameSync(join(dir, 'b.yaml'), join(dir, 'c.yaml'));
+    assert.equal(first(), `error loading ${join(dir, 'c.yaml')}: strict decoding error: unknown field "extra"`, 'a cached error names the file it is in now');
+    writeFiles(dir, { 'c.yaml': vap('a.static.k8s.io') });
+    assert.match(first(), /duplicate name "a\.static\.k8s\.io" found in file ".*c\.yaml" \(previously seen in ".*a\.yaml"\)/, 'cached items still meet the cross-file name checks');
+    writeFiles(dir, { 'c.yaml': vap('c.static.k8s.io') });
+    const loaded = loadManifests('ValidatingAdmissionPolicy', readManifestFilesSync(dir), cache);
+    const uncached = loadManifests('ValidatingAdmissionPolicy', readManifestFilesSync(dir));
+    assert.deepEqual(loaded, uncached);
+  } finally {
+    cleanup();
+  }
+});
