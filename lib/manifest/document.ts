@@ -1,8 +1,9 @@
 // Turns one manifest document into plain JSON-like data the way apimachinery's universal deserializer reads it:
 // a document whose first non-space byte is `{` is JSON, anything else YAML 1.1 (go-yaml v2 via sigs.k8s.io/yaml).
 // Duplicate keys are collected (not fatal): strict decoding reports them with unknown fields.
-import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { Node as YamlNode } from 'yaml';
+import jsyaml from 'js-yaml';
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
+import type { Node as YamlNode, ScalarTag } from 'yaml';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -100,6 +101,64 @@ export function jsonDuplicateFields(text: string): string[] {
 }
 
 function parseYAML(text: string): ParsedDocument {
+  return parseYAMLFast(text) ?? parseYAMLExact(text);
+}
+
+/**
+ * The `yaml` library's YAML 1.1 scalar resolvers (null, bool, int, float, sexagesimal, timestamp), in its order, so
+ * the fast path resolves plain scalars with the very code the exact path uses.
+ */
+const yaml11PlainTags = new Schema({ schema: 'yaml-1.1' }).tags
+  .filter((t): t is ScalarTag => t.default === true && 'test' in t && t.test !== undefined && t.tag !== 'tag:yaml.org,2002:merge');
+
+function yaml11Tag(plain: string): ScalarTag | undefined {
+  return yaml11PlainTags.find((t) => t.test!.test(plain));
+}
+
+const yaml11PlainScalar = new jsyaml.Type('tag:static-admissiond,2026:yaml-1.1-plain', {
+  kind: 'scalar',
+  resolve: (data: unknown) => typeof data === 'string' && yaml11Tag(data) !== undefined,
+  construct: (data: string) => {
+    const tag = yaml11Tag(data)!;
+    const value = tag.resolve(data, (message) => {
+      throw new Error(message);
+    }, {} as Parameters<ScalarTag['resolve']>[2]);
+    // some resolvers (bool, float, null) return a Scalar node rather than the bare value
+    return scalarValue(isScalar(value) ? value.value : value, data);
+  },
+});
+
+/** Failsafe (every scalar a string) plus the YAML 1.1 resolution of plain scalars; explicit tags are unknown here. */
+const fastSchema = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [yaml11PlainScalar] });
+
+/**
+ * js-yaml is about ten times faster than the `yaml` library on manifests, so it reads the ordinary document. Anything
+ * it does not take as is — anchors and aliases (the exact path budgets alias expansion), merge keys, explicit tags,
+ * duplicate keys, any error — goes to the exact path, which owns every error message. Returns undefined then.
+ */
+export function parseYAMLFast(text: string): ParsedDocument | undefined {
+  if (/<<\s*:/.test(text)) return undefined;
+  let anchored = false;
+  try {
+    const value = jsyaml.load(text, {
+      schema: fastSchema,
+      listener: (event, state) => {
+        if (event === 'close' && (state as { anchor?: string | null }).anchor) anchored = true;
+      },
+    });
+    if (anchored) return undefined;
+    return { format: 'yaml', value: normalize(value), duplicateErrors: [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** js-yaml yields null for an empty document and plain objects otherwise; map keys are strings already. */
+function normalize(value: unknown): JsonValue {
+  return value === undefined ? null : (value as JsonValue);
+}
+
+export function parseYAMLExact(text: string): ParsedDocument {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
