@@ -55,6 +55,7 @@ writeFileSync(join(here, '../lib/api/schema.generated.ts'), header +
 
 // TypeScript interfaces of the same types, for the code that reads decoded objects.
 function tsType(t) {
+  if (t === 'runtime.RawExtension') return 'unknown';
   if (t.startsWith('*')) return tsType(t.slice(1));
   if (t.startsWith('[]')) return `${tsType(t.slice(2))}[]`;
   if (t === 'map[string]string') return 'Record<string, string>';
@@ -64,10 +65,11 @@ function tsType(t) {
     case 'bool': return 'boolean';
     case 'metav1.FieldsV1': return 'Record<string, unknown>';
   }
-  return t.replace(/^metav1\./, '');
+  return t.replace(/^metav1\./, '').replace(/^authentication\.v1\./, '');
 }
-let ts = header + '/* eslint-disable */\n';
-for (const [name, t] of all) {
+function interfaces(types) {
+  let ts = header + '/* eslint-disable */\n';
+for (const [name, t] of types) {
   const tsName = name.replace(/^metav1\./, '');
   const lines = [];
   const ext = [];
@@ -81,5 +83,19 @@ for (const [name, t] of all) {
   }
   ts += `\nexport interface ${tsName}${ext.length ? ' extends ' + ext.join(', ') : ''} {\n${lines.join('\n')}\n}\n`;
 }
-writeFileSync(join(here, '../lib/api/types.generated.ts'), ts);
+return ts;
+}
+writeFileSync(join(here, '../lib/api/types.generated.ts'), interfaces(all));
+
+// admission.k8s.io/v1: AdmissionReview and what it carries, for the admission endpoints.
+const admission = JSON.parse(readFileSync(join(dirname(src), 'admission-v1-fields.json'), 'utf8'));
+const admissionTypes = new Map();
+for (const [name, t] of Object.entries(admission.types)) admissionTypes.set(name, t);
+for (const [name, t] of Object.entries(admission.externalTypes)) {
+  const short = name.replace(/^metav1\./, '').replace(/^authentication\.v1\./, '');
+  if (!['TypeMeta', 'ListMeta', 'ShardInfo'].includes(short)) admissionTypes.set(short, t);
+}
+writeFileSync(join(here, '../lib/api/admission.generated.ts'),
+  interfaces(admissionTypes).replace(/ extends TypeMeta/g, ' extends TypeMeta') +
+  `\nexport interface TypeMeta {\n  kind?: string;\n  apiVersion?: string;\n}\n\nexport interface ListMeta {\n  selfLink?: string;\n  resourceVersion?: string;\n  continue?: string;\n  remainingItemCount?: number | null;\n}\n`);
 console.log(`wrote ${all.size} types`);
