@@ -58,7 +58,7 @@ function tsType(t) {
   if (t === 'runtime.RawExtension') return 'unknown';
   if (t.startsWith('*')) return tsType(t.slice(1));
   if (t.startsWith('[]')) return `${tsType(t.slice(2))}[]`;
-  if (t === 'map[string]string') return 'Record<string, string>';
+  if (t.startsWith('map[string]')) return `Record<string, ${tsType(t.slice('map[string]'.length))}>`;
   switch (t) {
     case 'string': case 'types.UID': case 'bytes': case 'metav1.Time': return 'string';
     case 'int32': case 'int64': return 'number';

@@ -96,7 +96,7 @@ export interface UserInfo {
   /** groups is the names of groups this user is a part of. */
   groups?: string[];
   /** extra is any additional information provided by the authenticator. */
-  extra?: map[string][]string;
+  extra?: Record<string, string[]>;
 }
 
 export interface GroupVersionKind {
