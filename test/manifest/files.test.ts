@@ -122,3 +122,15 @@ test('binary garbage is read and hashed; the loader, not the reader, rejects it'
     cleanup();
   }
 });
+
+test('a bad document separator fails the read with the file named (LoadFiles wording)', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFiles(dir, { 'a.yaml': 'a: 1\n--- b\n' });
+    assert.throws(() => readManifestFilesSync(dir), {
+      message: `failed to split YAML documents in file "${join(dir, 'a.yaml')}": invalid Yaml document separator: b`,
+    });
+  } finally {
+    cleanup();
+  }
+});
