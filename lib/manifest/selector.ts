@@ -13,11 +13,16 @@ export class SelectorError extends Error {
 
 export const matchEverything: LabelMatcher = () => true;
 
+/** A label's value, own properties only (a key such as `constructor` must not reach Object.prototype). */
+function label(labels: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
+  return labels !== undefined && Object.hasOwn(labels, key) ? labels[key] : undefined;
+}
+
 export function compileLabelSelector(selector: LabelSelector | null | undefined): LabelMatcher {
   if (!selector) return matchEverything;
   const checks: LabelMatcher[] = [];
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    checks.push((labels) => labels?.[key] === value);
+    checks.push((labels) => label(labels, key) === value);
   }
   for (const req of selector.matchExpressions ?? []) {
     const key = req.key ?? '';
@@ -25,17 +30,23 @@ export function compileLabelSelector(selector: LabelSelector | null | undefined)
     switch (req.operator) {
       case 'In':
         if (values.size === 0) throw new SelectorError(`for 'in', 'notin' operators, values set can't be empty`);
-        checks.push((labels) => labels?.[key] !== undefined && values.has(labels[key]!));
+        checks.push((labels) => {
+          const v = label(labels, key);
+          return v !== undefined && values.has(v);
+        });
         break;
       case 'NotIn':
         if (values.size === 0) throw new SelectorError(`for 'in', 'notin' operators, values set can't be empty`);
-        checks.push((labels) => labels?.[key] === undefined || !values.has(labels[key]!));
+        checks.push((labels) => {
+          const v = label(labels, key);
+          return v === undefined || !values.has(v);
+        });
         break;
       case 'Exists':
-        checks.push((labels) => labels?.[key] !== undefined);
+        checks.push((labels) => label(labels, key) !== undefined);
         break;
       case 'DoesNotExist':
-        checks.push((labels) => labels?.[key] === undefined);
+        checks.push((labels) => label(labels, key) === undefined);
         break;
       default:
         throw new SelectorError(`"${req.operator ?? ''}" is not a valid label selector operator`);
