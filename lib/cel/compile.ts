@@ -13,24 +13,35 @@
 // - `variables.<name>` and the leaf fields of request/namespaceObject are dyn here (upstream types variables by
 //   their expressions' output type and request fields by BuildRequestType), so fewer type errors are found;
 // - a dyn result passes the `expect` check (upstream compares exactly, so `object.spec.paused` is rejected as
-//   `must evaluate to bool but got dyn` there), by this module's contract;
+//   `must evaluate to bool but got dyn` there), by this module's contract; likewise a JSONPatch mutation may
+//   evaluate to any list of maps and an ApplyConfiguration to any map, not only to constructed ones;
 // - `variables['x']` / `request['name']` index forms are not checked against the declared fields;
-// - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) and
-//   two-variable comprehensions (`all(k, v, …)`, `transformMap`) do not parse in the engine: the first is a
-//   syntax error here, the second a clear "not supported yet" error;
+// - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
+//   parse in the engine; rewrite.ts turns it into a map-building call first (errors still point into the original
+//   text). The engine then types a construction as map(string, dyn) wherever it flows, so only its static type at
+//   the root (and in list literals) is the message type; JSONPatch and Object types are declared for every
+//   expression of the mutatingPolicy environment (upstream: only for mutations), and of their fields only
+//   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
+// - two-variable comprehensions (`all(k, v, …)`, `transformMap`) do not parse in the engine: a clear "not supported
+//   yet" error;
 // - engine faults (e.g. `[].all(e, e > 0)`) come back as InternalError `unexpected compilation error: …`.
 
-import { isDyn, parseEngineType, typeString } from './cel-types.js';
+import { isDyn, typeString } from './cel-types.js';
 import type { CelType } from './cel-types.js';
+import { checkConstructionFields, JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
 import { DECLARATIONS } from './declarations.js';
 import { asEngineError, engineFor, parseProgram } from './engine.js';
-import type { EngineProgram } from './engine.js';
+import type { EngineError, EngineProgram } from './engine.js';
 import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
+import type { Issue } from './issues.js';
+import { lex } from './lexer.js';
 import { checkAggregateLiterals } from './literals.js';
 import { checkReferences } from './references.js';
+import { rewriteConstructions } from './rewrite.js';
+import type { RewrittenExpression } from './rewrite.js';
 import { translateParseError, translateTypeError } from './translate.js';
-import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, ExpectedResult } from './types.js';
+import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, ExpectedResult } from './types.js';
 import { toCelValue } from './values.js';
 
 /** Upstream validation.go's text for a blank expression (reported as `Required value`). */
@@ -42,12 +53,24 @@ export const COMPILE_CACHE_LIMIT = 10_000;
 const cache = new Map<string, CompileResult>();
 
 /** cel-go `Type.String()` spellings of what each expected result accepts (compile.go ReturnTypes). */
-const ACCEPTED: Readonly<Record<ExpectedResult, readonly string[]>> = {
+const ACCEPTED: Readonly<Record<Exclude<ExpectedResult, 'jsonPatch' | 'applyConfiguration'>, readonly string[]>> = {
   bool: ['bool'],
   string: ['string'],
   stringOrNull: ['string', 'null_type'],
   any: [],
 };
+
+/** JSONPatchCondition.ReturnTypes: list(JSONPatch); the engine's view of it, a list of maps, passes too. */
+function isJsonPatchList(type: CelType): boolean {
+  if (type.name !== 'list') return false;
+  const element = type.params[0];
+  return element === undefined || isDyn(element) || element.name === JSON_PATCH_TYPE || element.name === 'map';
+}
+
+/** ApplyConfigurationCondition.ReturnTypes: Object; the engine's view of it, a map, passes too. */
+function isApplyConfiguration(type: CelType): boolean {
+  return type.name === OBJECT_TYPE || type.name === 'map';
+}
 
 const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -62,16 +85,27 @@ function internal(error: unknown): CompileResult {
 
 /** compile.go: `must evaluate to <type> but got <type>` / `must evaluate to one of [<types>] but got <type>`. */
 function resultTypeError(type: CelType, expect: ExpectedResult): string | undefined {
-  const accepted = ACCEPTED[expect];
-  if (accepted.length === 0 || isDyn(type)) return undefined;
+  if (isDyn(type)) return undefined;
   const got = typeString(type);
+  if (expect === 'jsonPatch') return isJsonPatchList(type) ? undefined : `must evaluate to list(${JSON_PATCH_TYPE}) but got ${got}`;
+  if (expect === 'applyConfiguration') return isApplyConfiguration(type) ? undefined : `must evaluate to ${OBJECT_TYPE} but got ${got}`;
+  const accepted = ACCEPTED[expect];
+  if (accepted.length === 0) return undefined;
   if (accepted.includes(got)) return undefined;
   return accepted.length === 1
     ? `must evaluate to ${accepted[0]} but got ${got}`
     : `must evaluate to one of [${accepted.join(' ')}] but got ${got}`;
 }
 
-function createCompiled(expression: string, environment: CelEnvironment, program: EngineProgram, outputType: string): CompiledExpression {
+const NO_CONSTRUCTIONS: readonly Construction[] = Object.freeze([]);
+
+function createCompiled(
+  expression: string,
+  environment: CelEnvironment,
+  program: EngineProgram,
+  outputType: string,
+  constructions: readonly Construction[],
+): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
   const evaluate = (activation: Record<string, unknown>): unknown => {
     // Declared variables the caller leaves out are null, as upstream binds them (oldObject on CREATE…);
@@ -87,24 +121,58 @@ function createCompiled(expression: string, environment: CelEnvironment, program
       throw toEvaluationError(expression, error);
     }
   };
-  return Object.freeze({ expression, outputType, evaluate });
+  return Object.freeze({ expression, outputType, constructions, evaluate });
+}
+
+/**
+ * The engine's parse error with its range moved back into the original text. A token the rewrite inserted (the
+ * call that stands for a type name) collapses to one point; it is widened to the original token there.
+ */
+function originalParseError(error: EngineError, rewritten: RewrittenExpression, expression: string): EngineError {
+  const start = error.range?.start ?? error.node?.pos ?? 0;
+  const end = error.range?.end ?? start;
+  const range = { start: rewritten.toOriginal(start), end: rewritten.toOriginal(end) };
+  if (rewritten.isInserted(start) && range.end <= range.start) {
+    const token = lex(expression.slice(range.start))[0];
+    if (token !== undefined) range.end = range.start + token.end;
+  }
+  const base = { name: error.name, message: error.message, range };
+  return {
+    ...base,
+    ...(error.code === undefined ? {} : { code: error.code }),
+    ...(error.summary === undefined ? {} : { summary: error.summary }),
+  };
 }
 
 function compileUncached(request: CompileRequest): CompileResult {
   const { expression, environment, variableNames } = request;
   if (expression.trim().length === 0) return { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' };
 
+  // Everything below works on the rewritten text; issues are moved back to the original before rendering.
+  const rewritten = rewriteConstructions(expression);
+  const source = rewritten.source;
+  const original = (issues: readonly Issue[]): Issue[] => issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }));
+  const fail = (issues: readonly Issue[]): CompileResult => invalid(compilationFailed(expression, original(issues)));
+
   let program: EngineProgram;
   try {
-    program = parseProgram(environment, expression);
+    program = parseProgram(environment, source);
   } catch (error) {
     const engineError = asEngineError(error);
     if (engineError === undefined) return internal(error);
-    return invalid(compilationFailed(expression, [translateParseError(expression, engineError)]));
+    const issue = translateParseError(expression, originalParseError(engineError, rewritten, expression));
+    // The first syntax error wins, the rewrite's (a malformed field list) or the engine's.
+    const first = rewritten.issue !== undefined && rewritten.issue.offset <= issue.offset ? rewritten.issue : issue;
+    return invalid(compilationFailed(expression, [first]));
   }
+  if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
 
-  const references = checkReferences(program.ast, expression, environment, variableNames);
-  if (references.issues.length > 0) return invalid(compilationFailed(expression, references.issues));
+  const references = checkReferences(program.ast, source, environment, variableNames, rewritten.isInserted);
+  const undeclaredTypes = undeclaredConstructions(rewritten.constructions, environment);
+  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
+    // (the construction sites are in original offsets already)
+    return invalid(compilationFailed(expression, [...original(references.issues), ...undeclaredTypes]));
+  }
 
   let checked: ReturnType<EngineProgram['check']>;
   try {
@@ -115,18 +183,24 @@ function compileUncached(request: CompileRequest): CompileResult {
   if (!checked.valid) {
     const engineError = asEngineError(checked.error);
     if (engineError === undefined) return internal(checked.error);
-    const issue = translateTypeError(expression, engineError, engineFor(environment).functions);
-    return invalid(compilationFailed(expression, [issue]));
+    return fail([translateTypeError(source, engineError, engineFor(environment).functions)]);
   }
 
-  const literalIssues = references.hasAggregateLiterals ? checkAggregateLiterals(program.ast, expression) : [];
-  if (literalIssues.length > 0) return invalid(compilationFailed(expression, literalIssues));
+  const literalIssues = references.hasAggregateLiterals ? checkAggregateLiterals(program.ast, source) : [];
+  if (literalIssues.length > 0) return fail(literalIssues);
 
-  const outputType = parseEngineType(program.ast.checkedType?.name ?? 'dyn');
+  if (rewritten.constructions.length > 0) {
+    const fieldIssues = checkConstructionFields(program.ast, source);
+    if (fieldIssues.length > 0) return fail(fieldIssues);
+  }
+
+  const outputType = staticResultType(program.ast);
   const typeError = resultTypeError(outputType, request.expect ?? 'any');
   if (typeError !== undefined) return invalid(typeError);
 
-  return { ok: true, compiled: createCompiled(expression, environment, program, typeString(outputType)) };
+  const constructions =
+    rewritten.constructions.length === 0 ? NO_CONSTRUCTIONS : Object.freeze(rewritten.constructions.map(({ type, offset }) => ({ type, offset })));
+  return { ok: true, compiled: createCompiled(expression, environment, program, typeString(outputType), constructions) };
 }
 
 function cacheKey(request: CompileRequest): string {

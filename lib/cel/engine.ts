@@ -4,6 +4,7 @@
 
 import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { DECLARATIONS } from './declarations.js';
+import { construct, CONSTRUCT_FUNCTION, CONSTRUCT_SIGNATURE } from './objects.js';
 import type { CelEnvironment } from './types.js';
 
 /** The engine's AST node, as far as lib/cel reads it. */
@@ -57,8 +58,17 @@ interface Engine {
 const NOT_UPSTREAM_FUNCTIONS = new Set(['json', 'hex', 'base64', 'at']);
 
 // The engine declares these namespaces as variables; CEL only knows them as qualifiers of functions
-// (`cel.bind`, `optional.of`), which the reference check handles.
-const NAMESPACES = new Set(['cel', 'optional']);
+// (`cel.bind`, `optional.of`, `jsonpatch.escapeKey`), which the reference check handles.
+const NAMESPACES = new Set(['cel', 'optional', 'jsonpatch']);
+
+class JsonPatchNamespace {}
+
+/** Kubernetes library.JSONPatch `jsonpatch.escapeKey(string)`: RFC 6901 escaping of `~` and `/` in one pass. */
+function escapeKey(_namespace: JsonPatchNamespace, key: string): string {
+  let escaped = '';
+  for (const c of key) escaped += c === '~' ? '~0' : c === '/' ? '~1' : c;
+  return escaped;
+}
 
 const engines = new Map<CelEnvironment, Engine>();
 
@@ -72,9 +82,19 @@ function createEngine(kind: CelEnvironment): Engine {
     unlistedVariablesAreDyn: false,
   });
   for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, 'dyn');
+  if (kind === 'mutatingPolicy') {
+    // Upstream declares the JSONPatch library for mutation expressions (plugin/cel/compile.go hasPatchTypes).
+    env.registerType('JsonPatchNamespace', JsonPatchNamespace);
+    env.registerConstant('jsonpatch', 'JsonPatchNamespace', new JsonPatchNamespace());
+    env.registerFunction('JsonPatchNamespace.escapeKey(string): string', escapeKey);
+  }
+  // Message construction, as rewritten by rewrite.ts. Left out of `functions`, so that it stays undeclared for
+  // expressions that call it by name. (Functions must be registered before getDefinitions(): registering after it
+  // would add them to the engine's shared global registry, cel-js 8.0.0.)
+  env.registerFunction(CONSTRUCT_SIGNATURE, construct);
   const definitions = env.getDefinitions();
   const functions = new Set<string>();
-  for (const f of definitions.functions) if (!NOT_UPSTREAM_FUNCTIONS.has(f.name)) functions.add(f.name);
+  for (const f of definitions.functions) if (!NOT_UPSTREAM_FUNCTIONS.has(f.name) && f.name !== CONSTRUCT_FUNCTION) functions.add(f.name);
   const builtinIdentifiers = new Set<string>();
   for (const v of definitions.variables) if (!NAMESPACES.has(v.name)) builtinIdentifiers.add(v.name);
   return { env, functions, builtinIdentifiers };

@@ -7,6 +7,7 @@ export type {
   CompiledExpression,
   CompileRequest,
   CompileResult,
+  Construction,
   ExpectedResult,
 } from './types.js';
 export {
@@ -18,4 +19,5 @@ export {
   prepareActivation,
 } from './compile.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
+export { constructionTypeOf } from './objects.js';
 export { celValueToJson, toCelValue } from './values.js';

@@ -5,17 +5,26 @@
 
 import { formatType, isAssignable, mostGeneral, parseEngineType } from './cel-types.js';
 import type { CelType } from './cel-types.js';
+import { constructedType, constructionOf, isConstructedTypeName, isOpaqueConstruction } from './construction.js';
 import { isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
 import { anchorOf } from './tokens.js';
 
 function join(source: string, issues: Issue[], joined: CelType | undefined, element: EngineNode): CelType | undefined {
-  const name = element.checkedType?.name;
-  if (name === undefined) return joined;
-  const type = parseEngineType(name);
+  // A construction has its message type here (`JSONPatch`), not the map type the engine gives the rewrite.
+  let type = constructedType(element);
+  if (type === undefined) {
+    const name = element.checkedType?.name;
+    if (name === undefined) return joined;
+    type = parseEngineType(name);
+  }
   if (joined === undefined) return type;
   if (isAssignable(joined, type)) return mostGeneral(joined, type);
+  // The engine types constructions it cannot see through (`c ? JSONPatch{…} : JSONPatch{…}`, `cel.bind(…)`) as
+  // map(string, dyn); such a value may well be of the construction's type, so it is not reported.
+  if (isConstructedTypeName(joined.name) && isOpaqueConstruction(type)) return joined;
+  if (isConstructedTypeName(type.name) && isOpaqueConstruction(joined)) return type;
   issues.push({
     offset: anchorOf(source, element),
     message: `expected type '${formatType(joined)}' but found '${formatType(type)}'`,
@@ -24,6 +33,12 @@ function join(source: string, issues: Issue[], joined: CelType | undefined, elem
 }
 
 function visit(source: string, node: EngineNode, issues: Issue[]): void {
+  const construction = constructionOf(node);
+  if (construction !== undefined) {
+    // Field initializers are not an aggregate literal: their values need not share a type.
+    for (const [, value] of construction.fields.args as [EngineNode, EngineNode][]) visit(source, value, issues);
+    return;
+  }
   if (node.op === 'list') {
     let joined: CelType | undefined;
     for (const element of node.args as EngineNode[]) joined = join(source, issues, joined, element);

@@ -8,6 +8,7 @@ import type { EnvironmentDeclarations, Schema } from './declarations.js';
 import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
+import { CONSTRUCT_FUNCTION } from './objects.js';
 import { anchorOf } from './tokens.js';
 import type { CelEnvironment } from './types.js';
 
@@ -36,8 +37,9 @@ export const twoVariableComprehensionUnsupported = (name: string): string =>
 const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['cel', new Set(['bind'])],
   ['optional', new Set(['of', 'none'])],
+  ['jsonpatch', new Set(['escapeKey'])],
 ]);
-const NAMESPACED_ONLY = new Set(['bind', 'of', 'none']);
+const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'escapeKey']);
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
@@ -70,6 +72,7 @@ class ReferenceChecker {
     private readonly source: string,
     kind: CelEnvironment,
     private readonly variableNames: readonly string[] | undefined,
+    private readonly isInserted: (offset: number) => boolean,
   ) {
     this.decl = DECLARATIONS[kind];
     this.declared = declaredIdentifiers(kind);
@@ -99,6 +102,11 @@ class ReferenceChecker {
       }
       case 'call': {
         const [name, args] = node.args as [string, EngineNode[]];
+        // A message construction rewritten by rewrite.ts; the same name written by the user stays undeclared.
+        if (name === CONSTRUCT_FUNCTION && this.isInserted(node.pos)) {
+          for (const a of args) this.visit(a, scope);
+          return undefined;
+        }
         this.checkFunction(name, anchorOf(this.source, node));
         for (const a of args) this.visit(a, scope);
         return undefined;
@@ -151,7 +159,8 @@ class ReferenceChecker {
     // `cel.bind(x, init, body)` and `optional.of(v)`: a qualified function name, not a member call.
     if (target.op === 'id' && !isBound(scope, target.args as string)) {
       const qualified = NAMESPACED.get(target.args as string);
-      if (qualified?.has(name)) {
+      // Only where the environment has the function (`jsonpatch.escapeKey` is for mutations).
+      if (qualified?.has(name) && this.functions.has(name)) {
         const [bound, init, body] = args;
         if (name === 'bind' && bound?.op === 'id' && init !== undefined && body !== undefined) {
           this.visit(init, scope);
@@ -199,14 +208,20 @@ export interface ReferenceCheck {
   readonly hasAggregateLiterals: boolean;
 }
 
-/** Every undeclared identifier, unknown function and undefined typed field in the expression. */
+const NOTHING_INSERTED = (): boolean => false;
+
+/**
+ * Every undeclared identifier, unknown function and undefined typed field in the expression. `isInserted` tells
+ * which offsets of `source` were inserted by rewrite.ts (where construction calls are allowed).
+ */
 export function checkReferences(
   root: EngineNode,
   source: string,
   kind: CelEnvironment,
   variableNames: readonly string[] | undefined,
+  isInserted: (offset: number) => boolean = NOTHING_INSERTED,
 ): ReferenceCheck {
-  const checker = new ReferenceChecker(source, kind, variableNames);
+  const checker = new ReferenceChecker(source, kind, variableNames, isInserted);
   checker.visit(root, undefined);
   return checker;
 }

@@ -4,6 +4,7 @@
 // token itself can appear.
 
 import type { EngineNode } from './engine.js';
+import { CONSTRUCT_FUNCTION } from './objects.js';
 
 /** Offset of the first `token` in `source[from, to)` outside `//` comments, or `fallback` if there is none. */
 export function findToken(source: string, from: number, to: number, token: string, fallback: number): number {
@@ -32,7 +33,9 @@ export function anchorOf(source: string, node: EngineNode): number {
       return findToken(source, operand.range.end, node.pos, '.', node.pos);
     }
     case 'call': {
-      const [name] = node.args as [string, EngineNode[]];
+      const [name, args] = node.args as [string, EngineNode[]];
+      // A rewritten message construction: cel-go anchors it at its `{`, the start of the fields' map literal.
+      if (name === CONSTRUCT_FUNCTION && args[1] !== undefined) return args[1].pos;
       return findToken(source, node.pos + name.length, end, '(', node.pos);
     }
     case 'rcall': {

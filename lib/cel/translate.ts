@@ -46,6 +46,9 @@ const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
   '[]': '_[_]',
 };
 
+/** The engine's types of the namespace constants qualifying function names (engine.ts NAMESPACES). */
+const NAMESPACE_TYPES = new Set(['OptionalNamespace', 'JsonPatchNamespace']);
+
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
@@ -113,6 +116,10 @@ function overloadMessage(node: EngineNode, functions: ReadonlySet<string>): stri
       if (!functions.has(name)) return undeclaredReference(name);
       const receiver = typeOf(target);
       const sig = signature(args);
+      // `optional.of(…)`, `jsonpatch.escapeKey(…)`: a qualified function name in cel-go, not a member call.
+      if (target.op === 'id' && receiver !== undefined && NAMESPACE_TYPES.has(receiver)) {
+        return sig && `found no matching overload for '${String(target.args)}.${name}' applied to '${sig}'`;
+      }
       return receiver && sig && `found no matching overload for '${name}' applied to '${receiver}.${sig}'`;
     }
     default: {

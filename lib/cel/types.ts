@@ -12,9 +12,18 @@ export type CelEnvironment =
 
 /**
  * The result type a field requires: `bool` (validations, matchConditions), `string` (messageExpression),
- * `stringOrNull` (auditAnnotations valueExpression), `any` (variables, mutations).
+ * `stringOrNull` (auditAnnotations valueExpression), `any` (variables), `jsonPatch` (MAP mutations[].jsonPatch:
+ * list(JSONPatch) upstream) and `applyConfiguration` (MAP mutations[].applyConfiguration: Object upstream).
  */
-export type ExpectedResult = 'bool' | 'string' | 'stringOrNull' | 'any';
+export type ExpectedResult = 'bool' | 'string' | 'stringOrNull' | 'any' | 'jsonPatch' | 'applyConfiguration';
+
+/** A message construction (`JSONPatch{…}`, `Object.spec{…}`) in a compiled expression. */
+export interface Construction {
+  /** the type name, without a leading dot */
+  readonly type: string;
+  /** UTF-16 offset of the type name in the expression */
+  readonly offset: number;
+}
 
 export interface CompileRequest {
   expression: string;
@@ -33,6 +42,11 @@ export interface CompiledExpression {
    * need not invent one).
    */
   readonly outputType?: string;
+  /**
+   * The message constructions in the expression, in source order. They evaluate to plain objects (maps) of their
+   * fields, e.g. `JSONPatch{op: "add", path: p}` to `{op: 'add', path: p}`; constructionTypeOf() tells the type.
+   */
+  readonly constructions?: readonly Construction[];
   /** evaluate with the given activation (object, oldObject, request, params, namespaceObject, variables) */
   evaluate(activation: Record<string, unknown>): unknown;
 }

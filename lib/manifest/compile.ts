@@ -1,7 +1,7 @@
 // The step after loading: turns loaded manifests into what admission needs — webhook accessors with parsed
 // selectors and compiled matchConditions, or policy hooks (policy + its bindings + compiled expressions). Upstream
 // runs this after the content-hash check; a failure here keeps the previous snapshot.
-import type { LabelSelector, MatchCondition, ValidatingAdmissionPolicy } from '../api/types.js';
+import type { LabelSelector, MatchCondition, MutatingAdmissionPolicy, ValidatingAdmissionPolicy } from '../api/types.js';
 import { compileExpression } from '../cel/index.js';
 import type { CelEnvironment, CompiledExpression, ExpectedResult } from '../cel/index.js';
 import { ManifestError } from './errors.js';
@@ -112,9 +112,18 @@ function compilePolicy(plugin: PluginName, policy: AdmissionPolicy): NamedExpres
       cel.add(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, 'stringOrNull', variableNames, a.key);
     });
   }
-  // MutatingAdmissionPolicy mutations (JSONPatch and ApplyConfiguration alike) are written with CEL object
-  // construction (`JSONPatch{op: …}`, `Object{spec: …}`), which the CEL layer does not parse yet: compiling them
-  // would reject valid manifests. Their variables and matchConditions are compiled above.
+  if (plugin === 'MutatingAdmissionPolicy') {
+    // The patch the patchType names (mutating/compilation.go), with upstream's result type: list(JSONPatch) for
+    // jsonPatch, Object for applyConfiguration.
+    const map = spec as NonNullable<MutatingAdmissionPolicy['spec']>;
+    (map.mutations ?? []).forEach((m, i) => {
+      if (m.patchType === 'JSONPatch') {
+        cel.add(`spec.mutations[${i}].jsonPatch.expression`, m.jsonPatch?.expression, 'jsonPatch', variableNames);
+      } else if (m.patchType === 'ApplyConfiguration') {
+        cel.add(`spec.mutations[${i}].applyConfiguration.expression`, m.applyConfiguration?.expression, 'applyConfiguration', variableNames);
+      }
+    });
+  }
   if (cel.errors.length > 0) {
     throw new ManifestError(`failed to compile policy "${policy.metadata?.name ?? ''}": ${cel.errors.join(', ')}`);
   }

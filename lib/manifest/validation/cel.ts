@@ -51,10 +51,11 @@ export function checkExpression(compile: ExpressionCompiler, fldPath: Path, chec
 }
 
 // Mutation expressions build objects with CEL message-construction syntax: `Object{spec: Object.spec{...}}` for
-// applyConfiguration, `[JSONPatch{op: "add", ...}]` for jsonPatch. Whether the engine behind lib/cel understands
-// that syntax is probed once per compiler and patch type with a known-good expression; when it does not, those
-// expressions are NOT compile-checked (every other rule still applies), because rejecting valid manifests is worse
-// than missing a compile error there.
+// applyConfiguration, `[JSONPatch{op: "add", ...}]` for jsonPatch. lib/cel compiles it (it rewrites constructions
+// before its engine parses), so with the default compiler those expressions are always compile-checked. A compiler
+// supplied through ValidationOptions may not understand the syntax: it is probed once per compiler and patch type
+// with a known-good expression, and when the probe fails those expressions are NOT compile-checked (every other
+// rule still applies), because rejecting valid manifests is worse than missing a compile error there.
 export type PatchKind = 'applyConfiguration' | 'jsonPatch';
 
 const constructionProbes: Record<PatchKind, string> = {
@@ -64,6 +65,7 @@ const constructionProbes: Record<PatchKind, string> = {
 const probeCache = new WeakMap<ExpressionCompiler, Map<PatchKind, boolean>>();
 
 export function supportsObjectConstruction(compile: ExpressionCompiler, kind: PatchKind): boolean {
+  if (compile === defaultCompiler) return true;
   let perKind = probeCache.get(compile);
   if (perKind === undefined) {
     perKind = new Map();

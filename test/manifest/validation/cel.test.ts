@@ -108,7 +108,7 @@ describe('CEL compilation during validation (lib/cel)', () => {
     assert.equal(aggregate(errors), `webhooks[0].matchConditions[0].expression: Invalid value: "params.enabled": ${message}`);
   });
 
-  it('does not reject valid mutations the engine cannot parse (construction syntax), but still compiles variables', () => {
+  it('accepts valid mutations written with construction syntax (JSONPatch{…}, Object{…}) and still compiles variables', () => {
     const p: MutatingAdmissionPolicy = {
       metadata: { name: 'label.static.k8s.io' },
       spec: {
