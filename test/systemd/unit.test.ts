@@ -136,11 +136,11 @@ async function runProbe(url: string, deadlineMs: number): Promise<{ code: number
 }
 
 test('readiness probe waits through 503s and exits 0 once /readyz answers 200', async () => {
-  const readyAt = Date.now() + 600;
+  // Ready from the third probe on: counted, not timed, so a slow child start cannot skip the 503s.
   const paths: string[] = [];
   const server = createServer((req, res) => {
     paths.push(req.url ?? '');
-    res.statusCode = Date.now() < readyAt ? 503 : 200;
+    res.statusCode = paths.length <= 2 ? 503 : 200;
     res.end(res.statusCode === 200 ? 'ok' : 'not ready');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,7 +148,7 @@ test('readiness probe waits through 503s and exits 0 once /readyz answers 200', 
     const { port } = server.address() as AddressInfo;
     const { code, stderr } = await runProbe(`http://127.0.0.1:${port}/readyz`, 10_000);
     assert.equal(code, 0, stderr);
-    assert.ok(paths.length >= 2, 'retried after 503');
+    assert.equal(paths.length, 3, 'retried after each 503, stopped at the first 200');
     assert.ok(paths.every((p) => p === '/readyz'));
   } finally {
     server.close();
