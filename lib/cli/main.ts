@@ -3,6 +3,7 @@ import type { CommandIO } from './common.js';
 import { packageVersion } from './common.js';
 import { UsageError } from './flags.js';
 import { hash } from './hash.js';
+import { registration } from './registration.js';
 import { serve } from './serve.js';
 import { validate } from './validate.js';
 
@@ -33,6 +34,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
       case 'serve': return await serve(rest, io);
       case 'validate': return validate(rest, io);
       case 'hash': return hash(rest, io);
+      case 'registration': return registration(rest, io);
       case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;
       case 'help': io.stdout(usage); return 0;
       default: throw new UsageError(`unknown command ${JSON.stringify(first)}`);

@@ -1,0 +1,400 @@
+// The HTTPS admission listener kube-apiserver calls: POST /validate and /mutate with an AdmissionReview.
+//
+// Per request: route (404) → method (405) → Content-Type / Content-Encoding (415) → declared length (413) →
+// `?timeout=` (400) → body, gunzipped when compressed, at most `maxBodyBytes` (413) → parse once (400) → the
+// route's handler with a deadline and an AbortSignal → one AdmissionReview answer (200), or a metav1.Status
+// body for every other status so the apiserver's log shows why the call failed.
+//
+// Deadline: the handler gets `deadline` (epoch ms: now + the apiserver's `?timeout=`, capped, minus a small margin
+// so the answer can still reach the apiserver in time) and a `signal` that aborts at the deadline or when the
+// apiserver hangs up. If the handler has not answered by the deadline, the listener answers with what
+// `onTimeout(review, info)` returns — that is where the caller applies the failure policy of whatever was still
+// running (for example allow with a warning for failurePolicy Ignore, deny for Fail). Without `onTimeout` the
+// answer is a denial with reason Timeout (fail closed, as kube's default failurePolicy Fail). The handler's
+// late result is dropped. A handler that throws (or rejects) gets HTTP 500 with the error message, and is logged;
+// kube-apiserver then applies the registration's failurePolicy.
+//
+// Slow or stuck clients cannot hold the listener: the TLS handshake, the request headers and the whole request
+// each have a time limit, and idle keep-alive connections are closed after keepAliveTimeoutMs.
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { createGunzip } from 'node:zlib';
+import { Counter, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { AdmissionResponse } from '../api/admission.js';
+import type { Logger } from '../log/logger.js';
+import {
+  checkContentEncoding,
+  checkContentType,
+  encodeAdmissionReviewResponse,
+  encodeStatus,
+  parseAdmissionReview,
+  requestTimeoutMs,
+  ReviewError,
+} from './review.js';
+import type { ParsedReview } from './review.js';
+import { ServingCertificates } from './tls.js';
+import type { TLSMaterial, TLSOptions, TLSReloadResult } from './tls.js';
+
+export interface AdmissionContext {
+  /** when the answer is due, epoch milliseconds (compare with Date.now()) */
+  readonly deadline: number;
+  /** aborted at the deadline, when the client goes away, or when the server is force-closed */
+  readonly signal: AbortSignal;
+}
+
+export type AdmissionHandler = (review: ParsedReview, ctx: AdmissionContext) => Promise<AdmissionResponse>;
+
+export interface TimeoutInfo {
+  /** the route, e.g. "/validate" */
+  readonly endpoint: string;
+  /** the time the request was given (its ?timeout=, capped) */
+  readonly timeoutMs: number;
+}
+
+/** Answers a request whose handler missed the deadline. Must be synchronous and cheap. */
+export type TimeoutHandler = (review: ParsedReview, info: TimeoutInfo) => AdmissionResponse;
+
+/**
+ * Limits of the admission listener. Each is a flag candidate for `serve` (names given); all are optional.
+ */
+export interface AdmissionServerLimits {
+  /**
+   * `--max-request-body-bytes`: largest request body accepted, after gunzip; larger → 413. Default 3 MiB, kube's
+   * own request limit. Note an UPDATE review carries object and oldObject, so a review for an object near etcd's
+   * 1.5 MiB limit can exceed it; raise this if such objects are admitted through the daemon.
+   */
+  readonly maxBodyBytes?: number;
+  /** `--tls-handshake-timeout`: time to complete the TLS handshake. Default 10s (Go's client uses 10s too). */
+  readonly handshakeTimeoutMs?: number;
+  /**
+   * `--request-header-timeout`: time from connection (or from the first byte of a request on a reused one) to the
+   * end of the request headers; a client trickling headers (slowloris) is cut off here with 408. Default 10s.
+   */
+  readonly headersTimeoutMs?: number;
+  /**
+   * `--request-timeout`: time to receive the whole request, body included (a client trickling its body is cut off
+   * here). Default 30s, the largest timeout kube-apiserver can give a webhook call. Not counted: the time the
+   * handler takes, which the request's `?timeout=` bounds.
+   */
+  readonly requestTimeoutMs?: number;
+  /**
+   * `--keep-alive-timeout`: how long an idle keep-alive connection stays open. Default 120s, longer than the 90s
+   * after which kube-apiserver's Go client drops idle connections, so the client, not the server, closes them (a
+   * server closing first races with the client reusing the connection, and a POST is not retried).
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /** `--default-admission-timeout`: deadline when a request has no `?timeout=`. Default 10s (kube's default timeoutSeconds). */
+  readonly defaultTimeoutMs?: number;
+  /** `--max-admission-timeout`: cap on `?timeout=`. Default 30s (kube's maximum timeoutSeconds). */
+  readonly maxTimeoutMs?: number;
+  /**
+   * `--admission-timeout-margin`: how much earlier than the apiserver's timeout the deadline falls, so the
+   * onTimeout answer arrives before the apiserver gives up. Default 50ms, at most a tenth of the timeout.
+   */
+  readonly timeoutMarginMs?: number;
+  /** `--shutdown-grace-period`: how long close() lets in-flight requests finish before closing their connections. Default 5s. */
+  readonly shutdownGraceMs?: number;
+}
+
+export const defaultAdmissionServerLimits: Readonly<Required<AdmissionServerLimits>> = {
+  maxBodyBytes: 3 * 1024 * 1024,
+  handshakeTimeoutMs: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 120_000,
+  defaultTimeoutMs: 10_000,
+  maxTimeoutMs: 30_000,
+  timeoutMarginMs: 50,
+  shutdownGraceMs: 5_000,
+};
+
+export interface AdmissionServerOptions {
+  /** --bind-address: an IP address (or host name) to listen on, e.g. 127.0.0.1 */
+  readonly bindAddress: string;
+  /** --secure-port; 0 picks a free port */
+  readonly port: number;
+  /** serving certificate, key and optional client CA, reloaded when the files change */
+  readonly tls: TLSOptions;
+  /** path → handler, e.g. { '/validate': …, '/mutate': … } */
+  readonly routes: Readonly<Record<string, AdmissionHandler>>;
+  readonly onTimeout?: TimeoutHandler;
+  readonly limits?: AdmissionServerLimits;
+  readonly logger: Logger;
+  readonly registry: Registry;
+}
+
+export interface AdmissionServer {
+  /** `https://host:port` */
+  readonly url: string;
+  readonly port: number;
+  /** the TLS material currently served */
+  certificate(): TLSMaterial;
+  /** re-reads the TLS files now (the poll does this every few seconds anyway) */
+  reloadTLS(): Promise<TLSReloadResult>;
+  /** stops accepting, lets in-flight requests finish (up to shutdownGraceMs), then closes every connection */
+  close(): Promise<void>;
+}
+
+/** Request duration buckets, from 100µs (a request nothing matches) to 30s (the largest webhook timeout). */
+export const durationBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+interface ServerMetrics {
+  requests: Counter<'endpoint' | 'code'>;
+  duration: Histogram<'endpoint'>;
+  deadlines: Counter<'endpoint'>;
+}
+
+function createServerMetrics(registry: Registry): ServerMetrics {
+  const get = <T>(name: string, create: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? create();
+  return {
+    requests: get('static_admissiond_admission_requests_total', () => new Counter({
+      name: 'static_admissiond_admission_requests_total',
+      help: 'Admission requests received by the admission listener, by endpoint and HTTP status code.',
+      labelNames: ['endpoint', 'code'] as const,
+      registers: [registry],
+    })),
+    duration: get('static_admissiond_admission_request_duration_seconds', () => new Histogram({
+      name: 'static_admissiond_admission_request_duration_seconds',
+      help: 'Time from receiving an admission request\'s headers to finishing its answer, by endpoint.',
+      labelNames: ['endpoint'] as const,
+      buckets: durationBuckets,
+      registers: [registry],
+    })),
+    deadlines: get('static_admissiond_admission_deadline_exceeded_total', () => new Counter({
+      name: 'static_admissiond_admission_deadline_exceeded_total',
+      help: 'Admission requests answered by the timeout handler because evaluation missed the request deadline, by endpoint.',
+      labelNames: ['endpoint'] as const,
+      registers: [registry],
+    })),
+  };
+}
+
+const tooLarge = (limit: number): ReviewError => new ReviewError(413, 'RequestEntityTooLarge', `request body exceeds the limit of ${limit} bytes`);
+
+/** Reads the body (gunzipping it when `gzip`), rejecting with 413 past `limit` bytes and 400 for broken gzip. */
+function readBody(req: IncomingMessage, gzip: boolean, limit: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: Error | undefined, body?: Buffer): void => {
+      if (done) return;
+      done = true;
+      if (err) {
+        req.unpipe();
+        req.pause();
+        reject(err);
+      } else resolve(body!);
+    };
+    const source = gzip ? req.pipe(createGunzip()) : req;
+    if (gzip) {
+      source.on('error', (err: Error) => finish(new ReviewError(400, 'BadRequest', `request body is not valid gzip: ${err.message}`)));
+      req.on('error', (err) => finish(err));
+    } else source.on('error', (err: Error) => finish(err));
+    source.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        if (gzip) (source as ReturnType<typeof createGunzip>).destroy();
+        finish(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    source.on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('close', () => {
+      if (!req.complete) finish(new ReviewError(400, 'BadRequest', 'client closed the connection before sending the whole body'));
+    });
+  });
+}
+
+function formatHost(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+export async function startAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
+  const limits: Required<AdmissionServerLimits> = { ...defaultAdmissionServerLimits };
+  for (const [k, v] of Object.entries(options.limits ?? {})) if (v !== undefined) (limits as Record<string, number>)[k] = v;
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error(`headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
+  for (const path of Object.keys(options.routes)) if (!path.startsWith('/')) throw new Error(`route ${JSON.stringify(path)} must start with "/"`);
+
+  const log = options.logger;
+  const metrics = createServerMetrics(options.registry);
+  const certificates = new ServingCertificates({ ...options.tls, logger: log, registry: options.registry });
+  const routes = new Map(Object.entries(options.routes));
+  /** one per request from its headers until its answer is written or its connection closes */
+  const inFlight = new Set<AbortController>();
+  let closing = false;
+  const v2 = log.v(2);
+  const v4 = log.v(4);
+
+  const server: Server = createServer({
+    ...certificates.serverOptions(),
+    handshakeTimeout: limits.handshakeTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAlive: true, // TCP keep-alive probes; HTTP keep-alive is always on
+    noDelay: true,
+    // How often Node checks the header and request timeouts; its 30s default would let a slow client live that much longer.
+    connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+  });
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  certificates.attach(server);
+
+  const send = (res: ServerResponse, status: number, body: Buffer): void => {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': body.length,
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache, private',
+      ...(closing ? { Connection: 'close' } : {}),
+    });
+    res.end(body);
+  };
+
+  const reject = (req: IncomingMessage, res: ServerResponse, endpoint: string, err: ReviewError): void => {
+    v2.info('Rejected admission request', { endpoint, code: err.status, reason: err.message, remoteAddress: req.socket.remoteAddress ?? '' });
+    if (err.status === 405) res.setHeader('Allow', 'POST');
+    // The rest of an unread body is not worth draining: close the connection after answering.
+    if (err.status === 413 || !req.complete) res.setHeader('Connection', 'close');
+    send(res, err.status, encodeStatus(err.status, err.reason, err.message));
+  };
+
+  const handle = async (
+    req: IncomingMessage, res: ServerResponse, path: string, query: string, handler: AdmissionHandler | undefined, controller: AbortController, receivedAt: number,
+  ): Promise<void> => {
+    const endpoint = path;
+    if (handler === undefined) throw new ReviewError(404, 'NotFound', `no admission endpoint at ${JSON.stringify(path)}: expected one of ${[...routes.keys()].join(', ')}`);
+    if (req.method !== 'POST') throw new ReviewError(405, 'MethodNotAllowed', `method ${req.method ?? ''} is not allowed on ${endpoint}: use POST`);
+    checkContentType(req.headers['content-type']);
+    const gzip = checkContentEncoding(req.headers['content-encoding']);
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
+    const timeoutMs = requestTimeoutMs(query === '' ? null : new URLSearchParams(query).get('timeout'), limits);
+    const body = await readBody(req, gzip, limits.maxBodyBytes);
+    const review = parseAdmissionReview(body);
+
+    const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
+    let settled = false;
+    const answer = (response: AdmissionResponse): void => {
+      settled = true;
+      send(res, 200, encodeAdmissionReviewResponse(review, response));
+      v4.info('Admission request answered', {
+        endpoint, uid: review.request.uid, operation: review.request.operation, resource: review.request.resource.resource,
+        namespace: review.request.namespace ?? '', name: review.request.name ?? '', allowed: response.allowed === true,
+      });
+    };
+    const timer = setTimeout(() => {
+      if (settled) return;
+      metrics.deadlines.inc({ endpoint });
+      let response: AdmissionResponse;
+      try {
+        response = options.onTimeout
+          ? options.onTimeout(review, { endpoint, timeoutMs })
+          : { allowed: false, status: { code: 504, reason: 'Timeout', message: `static-admissiond did not finish admission within the ${timeoutMs}ms deadline` } };
+      } catch (err) {
+        settled = true;
+        log.error(err, 'Timeout handler failed', { endpoint, uid: review.request.uid });
+        send(res, 500, encodeStatus(500, 'InternalError', `admission deadline exceeded and the timeout handler failed: ${(err as Error).message}`));
+        controller.abort(new Error('deadline exceeded'));
+        return;
+      }
+      v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: review.request.uid, timeoutMs, allowed: response.allowed === true });
+      answer(response);
+      controller.abort(new Error('deadline exceeded'));
+    }, Math.max(0, deadline - Date.now()));
+    try {
+      const response = await handler(review, { deadline, signal: controller.signal });
+      if (!settled) answer(response);
+    } catch (err) {
+      if (!settled) {
+        settled = true;
+        log.error(err, 'Admission handler failed', { endpoint, uid: review.request.uid });
+        const message = err instanceof Error ? err.message : String(err);
+        send(res, 500, encodeStatus(500, 'InternalError', `admission handler failed: ${message}`));
+      } else {
+        v2.info('Admission handler failed after the request was answered', { endpoint, uid: review.request.uid, err: err instanceof Error ? err.message : String(err) });
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const start = process.hrtime.bigint();
+    const receivedAt = Date.now();
+    const rawURL = req.url ?? '/';
+    const q = rawURL.indexOf('?');
+    const path = q === -1 ? rawURL : rawURL.slice(0, q);
+    const handler = routes.get(path);
+    const endpoint = handler === undefined ? 'unknown' : path;
+    const controller = new AbortController();
+    inFlight.add(controller);
+    res.once('close', () => {
+      inFlight.delete(controller);
+      if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+      // code "0": the connection closed before an answer was written
+      metrics.requests.inc({ endpoint, code: res.headersSent ? String(res.statusCode) : '0' });
+      metrics.duration.observe({ endpoint }, Number(process.hrtime.bigint() - start) / 1e9);
+    });
+    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), handler, controller, receivedAt).catch((err: unknown) => {
+      if (err instanceof ReviewError) return reject(req, res, endpoint, err);
+      log.error(err, 'Admission request failed', { endpoint });
+      send(res, 500, encodeStatus(500, 'InternalError', (err as Error).message));
+    });
+  });
+
+  // Failed TLS handshakes (no or an untrusted client certificate, TLS < 1.2, handshake timeout), malformed HTTP,
+  // and the header/request timeouts (slow clients) end here, before any 'request' event.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    v2.info('Closing a connection after a client error', { err: err.message.trim(), code: err.code ?? '', remoteAddress: (socket as TLSSocket).remoteAddress ?? '' });
+    const code = err.code ?? '';
+    const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
+      : code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+        : code.startsWith('HPE_') ? '400 Bad Request' : undefined;
+    if (status === undefined || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  certificates.start();
+  const address = server.address() as AddressInfo;
+  const url = `https://${formatHost(address)}:${address.port}`;
+  log.info('Serving admission webhooks', { url, endpoints: [...routes.keys()], clientCertificates: options.tls.clientCAFile ? 'required' : 'not requested' });
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    certificate: () => certificates.current,
+    reloadTLS: () => certificates.check(),
+    close(): Promise<void> {
+      closed ??= (async () => {
+        closing = true;
+        certificates.stop();
+        certificates.detach(server);
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const graceEnd = Date.now() + limits.shutdownGraceMs;
+        while (inFlight.size > 0 && Date.now() < graceEnd) await new Promise((r) => setTimeout(r, 10));
+        for (const c of inFlight) c.abort(new Error('server shutting down'));
+        server.closeAllConnections();
+        await stopped;
+      })();
+      return closed;
+    },
+  };
+}
