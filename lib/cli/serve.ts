@@ -3,6 +3,15 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { AdmissionConfigError } from '../config/admission-config.js';
 import { startHealthServer } from '../health/server.js';
+import { validateRequest } from '../admission/validate.js';
+import type { PolicyHook } from '../manifest/compile.js';
+import { createValidatingPolicyMetrics } from '../metrics/policy.js';
+import { generateDevCertificates } from '../server/dev-cert.js';
+import type { DevCertificates } from '../server/dev-cert.js';
+import { renderRegistration } from '../server/registration.js';
+import { startAdmissionServer } from '../server/server.js';
+import type { AdmissionServer } from '../server/server.js';
+import { join } from 'node:path';
 import type { HealthCheck } from '../health/checks.js';
 import { apiServerIDHash, defaultAPIServerID } from '../identity/apiserver-id.js';
 import { createLogger } from '../log/logger.js';
@@ -11,13 +20,18 @@ import { createReloadMetrics } from '../metrics/reload.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import { manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
-import { admissionSetupFrom, configFlags, featureGatesFrom, packageVersion } from './common.js';
+import { admissionSetupFrom, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 
 export const serveFlags: readonly FlagSpec[] = [
   ...configFlags,
+  { name: 'bind-address', type: 'string', default: '127.0.0.1', usage: 'address of the HTTPS admission listener' },
+  { name: 'secure-port', type: 'int', default: 9443, usage: 'port of the HTTPS admission listener (0 picks a free one)' },
+  { name: 'tls-cert-file', type: 'string', default: '', usage: 'serving certificate (PEM); reloaded when it changes, the last good pair kept' },
+  { name: 'tls-private-key-file', type: 'string', default: '', usage: 'serving private key (PEM) matching --tls-cert-file' },
+  { name: 'client-ca-file', type: 'string', default: '', usage: 'when set, clients (the apiserver) must present a certificate signed by this CA' },
   { name: 'health-bind-address', type: 'string', default: '127.0.0.1:9444', usage: 'host:port of the plain-HTTP /metrics, /livez, /readyz, /healthz listener' },
   { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
@@ -36,9 +50,17 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   if (format !== 'text' && format !== 'json') throw new UsageError(`invalid --logging-format ${JSON.stringify(format)}: must be text or json`);
   const log = createLogger({ format: format as LogFormat, verbosity: flagNumber(flags, 'v'), write: (line) => io.stderr(line + '\n'), source: 'serve' });
 
+  const dev = flagBool(flags, 'dev');
+  const certFile = flagString(flags, 'tls-cert-file');
+  const keyFile = flagString(flags, 'tls-private-key-file');
+  if (!dev && (certFile === '' || keyFile === '')) {
+    throw new UsageError('--tls-cert-file and --tls-private-key-file are required: the apiserver calls this daemon over HTTPS (or run with --dev for a throw-away certificate)');
+  }
   let setup;
+  let gates;
   try {
-    setup = admissionSetupFrom(flags, featureGatesFrom(flags));
+    gates = featureGatesFrom(flags);
+    setup = admissionSetupFrom(flags, gates);
   } catch (err) {
     if (err instanceof AdmissionConfigError || err instanceof Error) {
       log.error(err, 'Invalid admission configuration', { config: flagString(flags, 'admission-config') });
@@ -54,6 +76,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   new Gauge({ name: 'static_admissiond_build_info', help: 'A metric with a constant 1 value labelled by the version of static-admissiond and of Node.js.', labelNames: ['version', 'node_version'] as const, registers: [registry] })
     .set({ version: packageVersion(), node_version: process.version }, 1);
   const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));
+  const policyMetrics = createValidatingPolicyMetrics(registry);
 
   const sources = setup.plugins.map((p) => new ManifestSource({
     plugin: p.plugin,
@@ -94,6 +117,41 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
   log.info('Serving health and metrics', { url: health.url });
 
+  let devCerts: DevCertificates | undefined;
+  let admission: AdmissionServer;
+  const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
+  const manifestGateEnabled = gates.ManifestBasedAdmissionControlConfig;
+  try {
+    devCerts = dev && certFile === '' ? await generateDevCertificates() : undefined;
+    admission = await startAdmissionServer({
+      bindAddress: flagString(flags, 'bind-address'),
+      port: flagNumber(flags, 'secure-port'),
+      tls: {
+        certFile: devCerts?.certFile ?? certFile,
+        keyFile: devCerts?.keyFile ?? keyFile,
+        ...(flagString(flags, 'client-ca-file') === '' ? {} : { clientCAFile: flagString(flags, 'client-ca-file') }),
+      },
+      routes: {
+        '/validate': async (review) => {
+          const snapshot = policies?.current();
+          const hooks: readonly PolicyHook[] = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
+          const { response, checks } = validateRequest({ request: review.request, policies: hooks, manifestGateEnabled });
+          policyMetrics.recordChecks(checks);
+          return response;
+        },
+      },
+      logger: log.with('server'),
+      registry,
+    });
+  } catch (err) {
+    log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
+    await health.close();
+    devCerts?.cleanup();
+    return 1;
+  }
+  log.info('Serving admission webhooks', { url: admission.url });
+  if (devCerts) printDevInstructions(io, admission.url, devCerts);
+
   const stop = new AbortController();
   const loops = sources.map((s) => s.run(stop.signal));
   await new Promise<void>((resolve) => {
@@ -102,8 +160,28 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   });
   shuttingDown = true;
   log.info('Shutting down');
+  // stop taking admission requests and drain them first, then the reload loops, then health
+  await admission.close();
   stop.abort();
   await Promise.all(loops);
   await health.close();
+  devCerts?.cleanup();
   return 0;
+}
+
+/** --dev: what a person needs to try the daemon: the CA file, a registration to paste, a request that is denied. */
+function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates): void {
+  const example = join(packageRoot, 'testdata', 'dev', 'requests', 'privileged-pod.json');
+  io.stdout([
+    `static-admissiond --dev is serving ${url} with a throw-away certificate; its CA is ${certs.caFile}`,
+    '',
+    'A ValidatingWebhookConfiguration for a 1.36+ apiserver (static manifest) pointing at this daemon:',
+    '---',
+    renderRegistration({ url, caBundle: certs.caBundle, only: 'validating' }).trimEnd(),
+    '---',
+    '',
+    'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',
+    `  curl -s --cacert ${certs.caFile} -H 'Content-Type: application/json' --data @${example} ${url}/validate`,
+    '',
+  ].join('\n'));
 }

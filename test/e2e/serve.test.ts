@@ -5,12 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { generateDevCertificates } from '../../lib/server/dev-cert.js';
 import {
   bindingYAML,
   contentHash,
@@ -127,11 +128,22 @@ async function layout(files: Record<string, string>): Promise<{ root: string; di
   for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
   const config = join(tmp.path, 'admission-config.yaml');
   await writeFile(config, admissionConfigYAML(dir));
+  // a real serving pair for the admission listener, next to the configuration
+  const certs = await generateDevCertificates({ parentDir: tmp.path });
+  await copyFile(certs.certFile, join(tmp.path, 'serving.crt'));
+  await copyFile(certs.keyFile, join(tmp.path, 'serving.key'));
+  certs.cleanup();
   return { root: tmp.path, dir, config, cleanup: tmp.cleanup };
 }
 
+/** The admission listener's flags for a layout: its serving pair, a free port. */
+function tlsArgs(config: string): string[] {
+  const root = dirname(config);
+  return ['--tls-cert-file', join(root, 'serving.crt'), '--tls-private-key-file', join(root, 'serving.key'), '--secure-port', '0'];
+}
+
 function serveArgs(config: string, ...extra: string[]): string[] {
-  return ['serve', '--admission-config', config, '--health-bind-address', '127.0.0.1:0', '--reload-interval', '100ms', '--apiserver-id', testAPIServerID, ...extra];
+  return ['serve', '--admission-config', config, '--health-bind-address', '127.0.0.1:0', '--reload-interval', '100ms', '--apiserver-id', testAPIServerID, ...tlsArgs(config), ...extra];
 }
 
 const brokenSet = docs(vapYAML('p1.static.k8s.io'), bindingYAML('p1-binding.static.k8s.io', 'missing.static.k8s.io'));
@@ -242,7 +254,7 @@ describe('serve: failures at start', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
     const port = (blocker.address() as AddressInfo).port;
-    const r = await exitOf(start(['serve', '--admission-config', fixture.config, '--health-bind-address', `127.0.0.1:${port}`, '--apiserver-id', testAPIServerID]));
+    const r = await exitOf(start(['serve', '--admission-config', fixture.config, '--health-bind-address', `127.0.0.1:${port}`, '--apiserver-id', testAPIServerID, ...tlsArgs(fixture.config)]));
     assert.equal(r.code, 1, r.stderr);
     // klog quotes the err value; unquoted, it is upstream's message
     const err = klogValue(r.stderr, 'Failed to load static manifests', 'err');

@@ -1,0 +1,124 @@
+// The daemon doing its job end to end: the real executable, real TLS, real AdmissionReviews.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { generateDevCertificates } from '../../lib/server/dev-cert.js';
+import { tempDir, writeFiles } from '../helpers/fs.js';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const executable = join(root, 'dist/cmd/static-admissiond.js');
+
+interface Daemon {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+function spawnDaemon(args: readonly string[]): Daemon {
+  const child = spawn(process.execPath, [executable, ...args], { cwd: root });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return { child, stdout: () => out, stderr: () => err };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, d: Daemon, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (d.child.exitCode !== null) assert.fail(`daemon exited ${d.child.exitCode} while waiting for ${what}:\n${d.stderr()}`);
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}:\n${d.stderr()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function stop(d: Daemon): Promise<number | null> {
+  if (d.child.exitCode !== null) return d.child.exitCode;
+  const exited = new Promise<number | null>((r) => d.child.once('exit', r));
+  d.child.kill('SIGTERM');
+  return exited;
+}
+
+function post(url: string, ca: string, body: string | Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method: 'POST', ca, headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: names.static.k8s.io}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  validations:
+  - expression: "object.metadata.name != 'forbidden'"
+    messageExpression: "'the name ' + object.metadata.name + ' is not allowed'"
+    reason: Forbidden
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: names-binding.static.k8s.io}
+spec: {policyName: names.static.k8s.io, validationActions: [Deny]}
+`;
+
+test('POST /validate over TLS answers a real apiserver capture as the in-tree plugin would', async (t) => {
+  const { dir, cleanup } = tempDir('sad-e2e-validate-');
+  t.after(cleanup);
+  writeFiles(dir, {
+    'policies/p.yaml': policy,
+    'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+  });
+  const certs = await generateDevCertificates({ parentDir: dir });
+  const daemon = spawnDaemon(['serve', '--admission-config', join(dir, 'admission-config.yaml'), '--health-bind-address', '127.0.0.1:0',
+    '--secure-port', '0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile]);
+  t.after(() => stop(daemon));
+  const url = await waitFor('the admission listener', () => /"Serving admission webhooks" url="([^"]+)"/.exec(daemon.stderr())?.[1], daemon);
+
+  const capture = readFileSync(join(root, 'testdata/admission/captures/002-validate-CREATE-ConfigMap-cm1.json'));
+  const allowed = await post(`${url}/validate?timeout=5s`, certs.caPEM, capture);
+  assert.equal(allowed.status, 200);
+  const review = JSON.parse(capture.toString()) as { request: { uid: string; name: string; object: { metadata: { name: string } } } };
+  assert.deepEqual(JSON.parse(allowed.body), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
+
+  review.request.name = 'forbidden';
+  review.request.object.metadata.name = 'forbidden';
+  const denied = await post(`${url}/validate?timeout=5s`, certs.caPEM, JSON.stringify(review));
+  const message = "ValidatingAdmissionPolicy 'names.static.k8s.io' with binding 'names-binding.static.k8s.io' denied request: the name forbidden is not allowed";
+  assert.deepEqual(JSON.parse(denied.body).response, {
+    uid: review.request.uid, allowed: false,
+    status: { metadata: {}, status: 'Failure', message: `configmaps "forbidden" is forbidden: ${message}`, reason: 'Forbidden', details: { name: 'forbidden', group: '', kind: 'configmaps', causes: [{ message }] }, code: 403 },
+  });
+
+  const bad = await post(`${url}/validate`, certs.caPEM, '{"kind":"AdmissionReview"');
+  assert.equal(bad.status, 400);
+  assert.equal(await stop(daemon), 0);
+});
+
+test('npm start (serve --dev) prints a registration and a curl example that gets a real denial', async (t) => {
+  const daemon = spawnDaemon(['serve', '--dev', '--health-bind-address', '127.0.0.1:0', '--secure-port', '0']);
+  t.after(() => stop(daemon));
+  const printed = await waitFor('the dev instructions', () => (/--data @(\S+) (\S+)\/validate/.test(daemon.stdout()) ? daemon.stdout() : undefined), daemon);
+  const [, caFile] = /--cacert (\S+)/.exec(printed)!;
+  const [, example, url] = /--data @(\S+) (\S+)\/validate/.exec(printed)!;
+  assert.match(printed, /kind: ValidatingWebhookConfiguration/);
+  assert.match(printed, /caBundle: \S+/);
+  const res = await post(`${url}/validate`, readFileSync(caFile!, 'utf8'), readFileSync(example!));
+  const response = (JSON.parse(res.body) as { response: { allowed: boolean; status: { message: string; code: number } } }).response;
+  assert.equal(response.allowed, false);
+  assert.equal(response.status.code, 403);
+  assert.equal(response.status.message, `pods "privileged-demo" is forbidden: ValidatingAdmissionPolicy 'deny-privileged.static.k8s.io' with binding 'deny-privileged-binding.static.k8s.io' denied request: privileged containers are not allowed`);
+});
