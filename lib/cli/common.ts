@@ -57,4 +57,6 @@ export interface CommandIO {
   stderr: (text: string) => void;
   /** aborts a long-running command (serve) */
   signal?: AbortSignal;
+  /** standard input, read whole (review -) */
+  readStdin?: () => Promise<Buffer>;
 }

@@ -5,6 +5,7 @@ import { UsageError } from './flags.js';
 import { hash } from './hash.js';
 import { registration } from './registration.js';
 import { serve } from './serve.js';
+import { review } from './review.js';
 import { validate } from './validate.js';
 
 const usage = `Usage: static-admissiond [command] [flags]
@@ -15,6 +16,8 @@ Commands:
   serve       run the daemon (default when the first argument is a flag)
   validate    load manifest directories as the daemon would; report counts, hashes, warnings
   hash DIR    print the content hash of a manifest directory
+  review F    run one AdmissionReview (file or -) through the admission chain offline; print the response
+  registration  print the webhook configurations that point the apiserver at this daemon
   version     print the version
 
 Run 'static-admissiond <command> --help' for a command's flags.
@@ -35,6 +38,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
       case 'validate': return validate(rest, io);
       case 'hash': return hash(rest, io);
       case 'registration': return registration(rest, io);
+      case 'review': return await review(rest, io);
       case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;
       case 'help': io.stdout(usage); return 0;
       default: throw new UsageError(`unknown command ${JSON.stringify(first)}`);

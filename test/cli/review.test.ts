@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { main } from '../../lib/cli/main.js';
+import { tempDir, vap, vapb, writeFiles } from '../helpers/fs.js';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+async function run(argv: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    ...(stdin === undefined ? {} : { readStdin: async () => Buffer.from(stdin) }),
+  });
+  return { code, out, err };
+}
+
+test('review prints the AdmissionReview response; a denial still exits 0', async () => {
+  const r = await run(['review', '--dev', join(root, 'testdata/dev/requests/privileged-pod.json')]);
+  assert.equal(r.code, 0, r.err);
+  const response = (JSON.parse(r.out) as { response: { allowed: boolean; status: { code: number; message: string } } }).response;
+  assert.equal(response.allowed, false);
+  assert.equal(response.status.code, 403);
+  assert.match(response.status.message, /^pods "privileged-demo" is forbidden: ValidatingAdmissionPolicy 'deny-privileged\.static\.k8s\.io'/);
+});
+
+test('review reads standard input with -, and answers an allowed capture', async () => {
+  const { readFileSync } = await import('node:fs');
+  const capture = readFileSync(join(root, 'testdata/admission/captures/002-validate-CREATE-ConfigMap-cm1.json'), 'utf8');
+  const r = await run(['review', '--dev', '-'], capture);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(r.out), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: (JSON.parse(capture) as { request: { uid: string } }).request.uid, allowed: true } });
+});
+
+test('invalid input and invalid configuration exit 1 with the reason; mutate is refused clearly', async () => {
+  const bad = await run(['review', '--dev', '-'], '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}');
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /^error: -: /);
+
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFiles(dir, {
+      'policies/p.yaml': vap('p.static.k8s.io') + '---\n' + vapb('b.static.k8s.io', 'missing.static.k8s.io'),
+      'config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+    });
+    const r = await run(['review', '--admission-config', join(dir, 'config.yaml'), join(root, 'testdata/dev/requests/privileged-pod.json')]);
+    assert.equal(r.code, 1);
+    assert.equal(r.err, `error: failed to load static policy manifests from "${join(dir, 'policies')}": binding "b.static.k8s.io" references policy "missing.static.k8s.io" which does not exist in the manifest directory\n`);
+  } finally {
+    cleanup();
+  }
+  const mutate = await run(['review', '--dev', '--operation', 'mutate', '-'], '{}');
+  assert.equal(mutate.code, 2);
+  assert.match(mutate.err, /--operation mutate is not available yet/);
+});
