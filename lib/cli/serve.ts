@@ -102,10 +102,13 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
 
   let shuttingDown = false;
+  let admissionListening = false;
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
   const readyz: HealthCheck[] = [
     ping,
     ...sources.map((s) => ({ name: `manifests-loaded/${s.plugin}`, check: () => (s.hasSynced() ? undefined : 'initial load not complete') })),
+    // ready only once the apiserver can reach us: systemd orders the kubelet (and so the apiserver) after /readyz
+    { name: 'admission-listener', check: () => (admissionListening ? undefined : 'the HTTPS admission listener is not serving yet') },
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
   ];
   let health;
@@ -149,6 +152,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     devCerts?.cleanup();
     return 1;
   }
+  admissionListening = true;
   log.info('Serving admission webhooks', { url: admission.url });
   if (devCerts) printDevInstructions(io, admission.url, devCerts);
 
