@@ -1,8 +1,11 @@
-// compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression),
-// on @marcbachmann/cel-js. Steps: parse; check declarations (references.ts); type-check with the engine;
-// check aggregate literals; check the result type the field requires. Errors read like upstream's. Results are
-// cached by (environment, expected type, variable names when used, expression), so identical expressions
-// share one compiled program.
+// compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression).
+// Steps: rewrite what the engine cannot parse (rewrite.ts); parse with @marcbachmann/cel-js and adjust its AST
+// (fixups.ts); check declarations (references.ts); type-check with the engine (declarations of every library in
+// library.ts / kubernetes.ts); check aggregate literals and literal arguments (cel-go's AST validators); check
+// the result type the field requires; plan the evaluation (runtime/planner.ts: lib/cel's own evaluator with
+// cel-go's semantics, cost budget and deadline). Errors read like upstream's. Results are cached by
+// (environment, expected type, variable names when used, expression), so identical expressions share one
+// compiled program. docs/adr/0001-cel-engine.md explains the split between engine and lib/cel.
 //
 // Known differences from upstream (cel-go) that this layer cannot close:
 // - a syntax error reports the engine parser's first error only (cel-go/ANTLR may list several), phrased like
@@ -22,15 +25,18 @@
 //   the root (and in list literals) is the message type; JSONPatch and Object types are declared for every
 //   expression of the mutatingPolicy environment (upstream: only for mutations), and of their fields only
 //   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
-// - two-variable comprehensions (`all(k, v, …)`, `transformMap`) do not parse in the engine: a clear "not supported
-//   yet" error;
-// - engine faults (e.g. `[].all(e, e > 0)`) come back as InternalError `unexpected compilation error: …`.
+// - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
 import { isDyn, typeString } from './cel-types.js';
 import type { CelType } from './cel-types.js';
 import { checkConstructionFields, JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
 import { DECLARATIONS } from './declarations.js';
-import { asEngineError, engineFor, parseProgram } from './engine.js';
+import { asEngineError, engineFor, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
+import { fixAst } from './fixups.js';
+import { checkLiteralArguments } from './validators.js';
+import { construct, CONSTRUCT_FUNCTION } from './objects.js';
+import { EvalState, plan } from './runtime/index.js';
+import type { EvalOptions, Plan } from './runtime/index.js';
 import type { EngineError, EngineProgram } from './engine.js';
 import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
@@ -99,15 +105,25 @@ function resultTypeError(type: CelType, expect: ExpectedResult): string | undefi
 
 const NO_CONSTRUCTIONS: readonly Construction[] = Object.freeze([]);
 
+/** Runs message constructions rewritten by rewrite.ts (the planner's only extra global). */
+const CONSTRUCT_GLOBALS: ReadonlyMap<string, (args: unknown[]) => unknown> = new Map([
+  [CONSTRUCT_FUNCTION, (args: unknown[]) => construct(args[0] as string, args[1] as Record<string, unknown>, args[2] as string[])],
+]);
+
+function planProgram(program: EngineProgram, variables: readonly string[]): Plan {
+  return plan(program.ast, { variables: new Set(variables), extraGlobals: CONSTRUCT_GLOBALS });
+}
+
 function createCompiled(
   expression: string,
   environment: CelEnvironment,
-  program: EngineProgram,
+  planned: Plan,
   outputType: string,
   constructions: readonly Construction[],
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
-  const evaluate = (activation: Record<string, unknown>): unknown => {
+  const { evaluate: run, slotCount } = planned;
+  const evaluate = (activation: Record<string, unknown>, options?: EvalOptions): unknown => {
     // Declared variables the caller leaves out are null, as upstream binds them (oldObject on CREATE…);
     // `variables` is passed through untouched so that lazily computed entries stay lazy.
     const context: Record<string, unknown> = {};
@@ -116,7 +132,7 @@ function createCompiled(
       context[name] = name === 'variables' ? (value ?? EMPTY_VARIABLES) : toCelValue(value ?? null);
     }
     try {
-      return program(context);
+      return run(new EvalState(context, slotCount, options));
     } catch (error) {
       throw toEvaluationError(expression, error);
     }
@@ -157,6 +173,7 @@ function compileUncached(request: CompileRequest): CompileResult {
   let program: EngineProgram;
   try {
     program = parseProgram(environment, source);
+    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames });
   } catch (error) {
     const engineError = asEngineError(error);
     if (engineError === undefined) return internal(error);
@@ -189,6 +206,9 @@ function compileUncached(request: CompileRequest): CompileResult {
   const literalIssues = references.hasAggregateLiterals ? checkAggregateLiterals(program.ast, source) : [];
   if (literalIssues.length > 0) return fail(literalIssues);
 
+  const argumentIssues = checkLiteralArguments(program.ast);
+  if (argumentIssues.length > 0) return fail(argumentIssues);
+
   if (rewritten.constructions.length > 0) {
     const fieldIssues = checkConstructionFields(program.ast, source);
     if (fieldIssues.length > 0) return fail(fieldIssues);
@@ -200,7 +220,13 @@ function compileUncached(request: CompileRequest): CompileResult {
 
   const constructions =
     rewritten.constructions.length === 0 ? NO_CONSTRUCTIONS : Object.freeze(rewritten.constructions.map(({ type, offset }) => ({ type, offset })));
-  return { ok: true, compiled: createCompiled(expression, environment, program, typeString(outputType), constructions) };
+  let planned: Plan;
+  try {
+    planned = planProgram(program, DECLARATIONS[environment].variables);
+  } catch (error) {
+    return internal(error);
+  }
+  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions) };
 }
 
 function cacheKey(request: CompileRequest): string {
@@ -254,4 +280,66 @@ export function prepareActivation(activation: Record<string, unknown>): Record<s
   const prepared: Record<string, unknown> = { ...activation };
   for (const name of JSON_VARIABLES) if (name in activation) prepared[name] = toCelValue(activation[name] ?? null);
   return prepared;
+}
+
+/** A compile request outside the admission environments: explicit variable declarations (tools, conformance). */
+export interface StandaloneCompileRequest {
+  expression: string;
+  /** declared variables and their types in the engine's syntax (`int`, `map<string, int>`, `dyn`) */
+  variables?: Readonly<Record<string, string>>;
+  /** false: skip type-checking (cel-go's disable_check) */
+  check?: boolean;
+}
+
+/**
+ * Compiles against explicit declarations, with every library lib/cel implements (tools, conformance runs). The
+ * program is evaluated with CEL values (bigint ints, CelUint, Map…), which are not converted from JSON. Message
+ * constructions and the admission environments' literal and result-type checks do not apply.
+ */
+export function compileStandalone(request: StandaloneCompileRequest): CompileResult {
+  const expression = request.expression;
+  const env = standaloneEnvironment(request.variables ?? {});
+  const rewritten = rewriteConstructions(expression);
+  if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
+  let program: EngineProgram;
+  try {
+    program = env.parse(rewritten.source) as unknown as EngineProgram;
+    const qualifiedVariables = new Set(Object.keys(request.variables ?? {}).filter((n) => n.includes('.')));
+    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables });
+  } catch (error) {
+    const engineError = asEngineError(error);
+    if (engineError === undefined) return internal(error);
+    return invalid(compilationFailed(expression, [translateParseError(expression, originalParseError(engineError, rewritten, expression))]));
+  }
+  let outputType = 'dyn';
+  if (request.check !== false) {
+    let checked: ReturnType<EngineProgram['check']>;
+    try {
+      checked = program.check();
+    } catch (error) {
+      return internal(error);
+    }
+    if (!checked.valid) {
+      const engineError = asEngineError(checked.error);
+      if (engineError === undefined) return internal(checked.error);
+      const issue = translateTypeError(rewritten.source, engineError, functionNames(env));
+      return invalid(compilationFailed(expression, [{ offset: rewritten.toOriginal(issue.offset), message: issue.message }]));
+    }
+    outputType = typeString(staticResultType(program.ast));
+  }
+  let planned: Plan;
+  try {
+    planned = planProgram(program, Object.keys(request.variables ?? {}));
+  } catch (error) {
+    return internal(error);
+  }
+  const { evaluate: run, slotCount } = planned;
+  const evaluate = (activation: Record<string, unknown>, options?: EvalOptions): unknown => {
+    try {
+      return run(new EvalState(activation, slotCount, options));
+    } catch (error) {
+      throw toEvaluationError(expression, error);
+    }
+  };
+  return { ok: true, compiled: Object.freeze({ expression, outputType, constructions: NO_CONSTRUCTIONS, evaluate }) };
 }

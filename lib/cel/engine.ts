@@ -1,10 +1,13 @@
-// The one place that talks to @marcbachmann/cel-js: builds (once, lazily) an engine Environment per compile
-// environment, and gives the rest of lib/cel a typed view of the engine's AST and errors, which its .d.ts
-// leaves loose. Options mirror Kubernetes' base CEL environment where the engine has an equivalent.
+// The engine environments: builds (once, lazily) an @marcbachmann/cel-js Environment per compile environment,
+// with every library's declarations (library.ts), and gives the rest of lib/cel a typed view of the engine's AST
+// and errors, which its .d.ts leaves loose. Options mirror Kubernetes' base CEL environment where the engine has
+// an equivalent. The engine parses and type-checks; lib/cel/runtime evaluates (docs/adr/0001-cel-engine.md).
 
 import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { DECLARATIONS } from './declarations.js';
-import { construct, CONSTRUCT_FUNCTION, CONSTRUCT_SIGNATURE } from './objects.js';
+import { declareLibraries, FULL_PROFILE, KUBERNETES_PROFILE } from './library.js';
+import { CONSTRUCT_FUNCTION, CONSTRUCT_SIGNATURE } from './objects.js';
+import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
 import type { CelEnvironment } from './types.js';
 
 /** The engine's AST node, as far as lib/cel reads it. */
@@ -59,15 +62,13 @@ const NOT_UPSTREAM_FUNCTIONS = new Set(['json', 'hex', 'base64', 'at']);
 
 // The engine declares these namespaces as variables; CEL only knows them as qualifiers of functions
 // (`cel.bind`, `optional.of`, `jsonpatch.escapeKey`), which the reference check handles.
-const NAMESPACES = new Set(['cel', 'optional', 'jsonpatch']);
+const NAMESPACES = new Set(['cel', 'optional', 'jsonpatch', 'strings', 'sets', 'format', 'ip']);
 
 class JsonPatchNamespace {}
 
-/** Kubernetes library.JSONPatch `jsonpatch.escapeKey(string)`: RFC 6901 escaping of `~` and `/` in one pass. */
-function escapeKey(_namespace: JsonPatchNamespace, key: string): string {
-  let escaped = '';
-  for (const c of key) escaped += c === '~' ? '~0' : c === '/' ? '~1' : c;
-  return escaped;
+
+function notEvaluatedHere(): never {
+  throw new Error('lib/cel evaluates with its own planner, not the engine');
 }
 
 const engines = new Map<CelEnvironment, Engine>();
@@ -81,20 +82,21 @@ function createEngine(kind: CelEnvironment): Engine {
     homogeneousAggregateLiterals: false,
     unlistedVariablesAreDyn: false,
   });
+  declareLibraries(env, KUBERNETES_PROFILE);
   for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, 'dyn');
   if (kind === 'mutatingPolicy') {
     // Upstream declares the JSONPatch library for mutation expressions (plugin/cel/compile.go hasPatchTypes).
     env.registerType('JsonPatchNamespace', JsonPatchNamespace);
     env.registerConstant('jsonpatch', 'JsonPatchNamespace', new JsonPatchNamespace());
-    env.registerFunction('JsonPatchNamespace.escapeKey(string): string', escapeKey);
+    env.registerFunction('JsonPatchNamespace.escapeKey(string): string', notEvaluatedHere);
   }
   // Message construction, as rewritten by rewrite.ts. Left out of `functions`, so that it stays undeclared for
   // expressions that call it by name. (Functions must be registered before getDefinitions(): registering after it
   // would add them to the engine's shared global registry, cel-js 8.0.0.)
-  env.registerFunction(CONSTRUCT_SIGNATURE, construct);
+  env.registerFunction(CONSTRUCT_SIGNATURE, notEvaluatedHere);
   const definitions = env.getDefinitions();
   const functions = new Set<string>();
-  for (const f of definitions.functions) if (!NOT_UPSTREAM_FUNCTIONS.has(f.name) && f.name !== CONSTRUCT_FUNCTION) functions.add(f.name);
+  for (const f of definitions.functions) if (!NOT_UPSTREAM_FUNCTIONS.has(f.name) && f.name !== CONSTRUCT_FUNCTION && f.name !== OPTIONAL_ENTRY_FUNCTION) functions.add(f.name);
   const builtinIdentifiers = new Set<string>();
   for (const v of definitions.variables) if (!NAMESPACES.has(v.name)) builtinIdentifiers.add(v.name);
   return { env, functions, builtinIdentifiers };
@@ -112,4 +114,31 @@ export function engineFor(kind: CelEnvironment): Engine {
 /** Parses with the engine; throws the engine's ParseError on a syntax error. */
 export function parseProgram(kind: CelEnvironment, expression: string): EngineProgram {
   return engineFor(kind).env.parse(expression) as unknown as EngineProgram;
+}
+
+const standaloneEngines = new Map<string, Environment>();
+
+/** An engine environment declaring the given variables (engine type syntax), for tools and tests. */
+export function standaloneEnvironment(variables: Readonly<Record<string, string>>): Environment {
+  const key = JSON.stringify(Object.entries(variables).sort());
+  let env = standaloneEngines.get(key);
+  if (env === undefined) {
+    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false, unlistedVariablesAreDyn: false });
+    declareLibraries(env, FULL_PROFILE);
+    for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
+    standaloneEngines.set(key, env);
+  }
+  return env;
+}
+
+const standaloneFunctionNames = new WeakMap<Environment, ReadonlySet<string>>();
+
+/** Names of the functions a standalone environment declares (for error messages). */
+export function functionNames(env: Environment): ReadonlySet<string> {
+  let names = standaloneFunctionNames.get(env);
+  if (names === undefined) {
+    names = new Set(env.getDefinitions().functions.map((f) => f.name));
+    standaloneFunctionNames.set(env, names);
+  }
+  return names;
 }

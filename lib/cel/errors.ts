@@ -2,6 +2,8 @@
 // are thrown as CelEvaluationError, whose message is the engine's one-line reason in cel-go's lower-case style
 // (`no such key: foo`, `division by zero`), without the engine's source highlight.
 
+import { CelInterruption, CelRuntimeError } from './runtime/values.js';
+
 export const CEL_EVALUATION_ERROR = 'SAD_ERR_CEL_EVALUATION';
 
 export class CelEvaluationError extends Error {
@@ -18,6 +20,8 @@ export class CelEvaluationError extends Error {
 /** Wraps whatever evaluation threw; the engine's own error stays available as `cause`. */
 export function toEvaluationError(expression: string, error: unknown): CelEvaluationError {
   if (error instanceof CelEvaluationError) return error;
+  // lib/cel's own runtime errors are worded as cel-go's already (and may start with a capital, as `IP Address …`).
+  if (error instanceof CelRuntimeError || error instanceof CelInterruption) return new CelEvaluationError(expression, error.message, { cause: error });
   let reason: string;
   if (error instanceof Error) {
     const summary = (error as Error & { summary?: unknown }).summary;

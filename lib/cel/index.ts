@@ -1,7 +1,8 @@
 // The CEL layer's public surface: compile at manifest load time, evaluate the compiled programs per request.
-// Kubernetes CEL libraries (quantity, url, ip, semver, lists, regex find…) are not here yet.
+// Evaluation is lib/cel's own (runtime/), with the Kubernetes CEL libraries; the engine parses and type-checks.
 
 export type {
+  EvaluationOptions,
   CelEnvironment,
   CompileErrorType,
   CompiledExpression,
@@ -14,10 +15,23 @@ export {
   clearCompileCache,
   compileCacheSize,
   compileExpression,
+  compileStandalone,
   COMPILE_CACHE_LIMIT,
   EXPRESSION_NOT_SPECIFIED,
   prepareActivation,
 } from './compile.js';
+export type { StandaloneCompileRequest } from './compile.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
 export { constructionTypeOf } from './objects.js';
 export { celValueToJson, toCelValue } from './values.js';
+export {
+  CelDuration,
+  CelObject,
+  CelOptional,
+  CelTimestamp,
+  CelType,
+  CelUint,
+  COST_LIMIT_EXCEEDED,
+  OPERATION_INTERRUPTED,
+  PER_CALL_COST_LIMIT,
+} from './runtime/index.js';

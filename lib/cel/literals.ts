@@ -32,7 +32,16 @@ function join(source: string, issues: Issue[], joined: CelType | undefined, elem
   return joined;
 }
 
+/** cel-go exempts these functions' literal arguments (ext.Strings' format validator: `'%s %d'.format(['a', 1])`). */
+const EXEMPT_FUNCTIONS = new Set(['format']);
+
 function visit(source: string, node: EngineNode, issues: Issue[]): void {
+  if (node.op === 'rcall' && EXEMPT_FUNCTIONS.has((node.args as [string])[0])) {
+    const [, target, args] = node.args as [string, EngineNode, EngineNode[]];
+    visit(source, target, issues);
+    for (const arg of args) visitExempt(source, arg, issues);
+    return;
+  }
   const construction = constructionOf(node);
   if (construction !== undefined) {
     // Field initializers are not an aggregate literal: their values need not share a type.
@@ -53,6 +62,17 @@ function visit(source: string, node: EngineNode, issues: Issue[]): void {
   const args = node.args;
   if (isEngineNode(args)) visit(source, args, issues);
   else if (Array.isArray(args)) visitAll(source, args as unknown[], issues);
+}
+
+/** A literal nested (at any depth of literals) in an exempt function's argument: its elements are not joined. */
+function visitExempt(source: string, node: EngineNode, issues: Issue[]): void {
+  if (node.op === 'list') for (const e of node.args as EngineNode[]) visitExempt(source, e, issues);
+  else if (node.op === 'map') {
+    for (const [k, v] of node.args as [EngineNode, EngineNode][]) {
+      visitExempt(source, k, issues);
+      visitExempt(source, v, issues);
+    }
+  } else visit(source, node, issues);
 }
 
 function visitAll(source: string, items: readonly unknown[], issues: Issue[]): void {

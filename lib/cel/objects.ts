@@ -3,7 +3,7 @@
 // literal of the fields and the names of the optional (`?field`) ones. The call returns a plain object, as a map
 // literal would, and remembers which type built it.
 
-import { Optional } from '@marcbachmann/cel-js';
+import { CelOptional, CelRuntimeError } from './runtime/values.js';
 
 /** The engine function a construction is rewritten into; only callable from rewritten text (references.ts). */
 export const CONSTRUCT_FUNCTION = '__static_admissiond_construct';
@@ -28,8 +28,8 @@ export function construct(typeName: string, fields: Readonly<Record<string, unkn
       result[name] = value;
       continue;
     }
-    if (!(value instanceof Optional)) {
-      throw new Error(`cannot initialize optional entry '${name}' from non-optional value${describe(value)}`);
+    if (!(value instanceof CelOptional)) {
+      throw new CelRuntimeError(`cannot initialize optional entry '${name}' from non-optional value${describe(value)}`);
     }
     if (value.hasValue()) result[name] = value.value();
   }

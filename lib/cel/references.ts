@@ -9,6 +9,8 @@ import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
 import { CONSTRUCT_FUNCTION } from './objects.js';
+import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
+import { FORMAT_FUNCTIONS, FORMAT_ONLY_FUNCTIONS } from './runtime/k8s/format-names.js';
 import { anchorOf } from './tokens.js';
 import type { CelEnvironment } from './types.js';
 
@@ -18,7 +20,7 @@ interface Scope {
   readonly parent: Scope | undefined;
 }
 
-const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter']);
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap']);
 /** Two-variable comprehensions (cel-go ext.TwoVarComprehensions, in Kubernetes since 1.33): `name(k, v, …)`. */
 const TWO_VARIABLE_COMPREHENSIONS: ReadonlyMap<string, readonly number[]> = new Map([
   ['all', [3]],
@@ -30,16 +32,17 @@ const TWO_VARIABLE_COMPREHENSIONS: ReadonlyMap<string, readonly number[]> = new 
   ['transformMapEntry', [3, 4]],
 ]);
 
-export const twoVariableComprehensionUnsupported = (name: string): string =>
-  `two-variable comprehension '${name}' is not supported by static-admissiond yet`;
-
 /** Functions that exist only under a namespace qualifier. */
 const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['cel', new Set(['bind'])],
-  ['optional', new Set(['of', 'none'])],
+  ['optional', new Set(['of', 'none', 'ofNonZeroValue'])],
   ['jsonpatch', new Set(['escapeKey'])],
+  ['strings', new Set(['quote'])],
+  ['sets', new Set(['contains', 'equivalent', 'intersects'])],
+  ['format', new Set(FORMAT_FUNCTIONS)],
+  ['ip', new Set(['isCanonical'])],
 ]);
-const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'escapeKey']);
+const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', ...FORMAT_ONLY_FUNCTIONS]);
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
@@ -103,7 +106,7 @@ class ReferenceChecker {
       case 'call': {
         const [name, args] = node.args as [string, EngineNode[]];
         // A message construction rewritten by rewrite.ts; the same name written by the user stays undeclared.
-        if (name === CONSTRUCT_FUNCTION && this.isInserted(node.pos)) {
+        if ((name === CONSTRUCT_FUNCTION || name === OPTIONAL_ENTRY_FUNCTION) && this.isInserted(node.pos)) {
           for (const a of args) this.visit(a, scope);
           return undefined;
         }
@@ -175,7 +178,6 @@ class ReferenceChecker {
     const [iterVar, ...rest] = args;
     const [, secondVar, ...afterVars] = args;
     if (TWO_VARIABLE_COMPREHENSIONS.get(name)?.includes(args.length) && iterVar?.op === 'id' && secondVar?.op === 'id') {
-      this.report(anchorOf(this.source, node), twoVariableComprehensionUnsupported(name));
       const inner = { name: secondVar.args as string, parent: { name: iterVar.args as string, parent: scope } };
       for (const a of afterVars) this.visit(a, inner);
       return;

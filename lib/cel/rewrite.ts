@@ -16,6 +16,7 @@ import type { Issue } from './issues.js';
 import { lex } from './lexer.js';
 import type { Token } from './lexer.js';
 import { CONSTRUCT_FUNCTION } from './objects.js';
+import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
 
 /** One `Type{…}` found in the original text. */
 export interface ConstructionSite {
@@ -33,6 +34,8 @@ export interface RewrittenExpression {
   readonly constructions: readonly ConstructionSite[];
   /** a syntax error inside a construction's field list (original offsets); rewriting stopped there */
   readonly issue?: Issue;
+  /** placeholder identifiers standing for quoted field names (`` a.`b-c` ``) → the field names */
+  readonly fieldNames: ReadonlyMap<string, string>;
   /** original offset of a rewritten offset */
   toOriginal(offset: number): number;
   /** whether the rewritten offset lies in inserted text (no original counterpart) */
@@ -63,6 +66,18 @@ interface Frame {
   state: FieldState;
   optional: boolean;
   readonly optionalFields: string[];
+  /** a list literal (`[` not indexing an operand) or a map literal: where `?` may mark an optional entry */
+  readonly literal: boolean;
+  /** at the start of an element / entry */
+  atStart: boolean;
+  /** the current entry was marked with `?` */
+  entryOptional: boolean;
+  /** the OPTIONAL_ENTRY_FUNCTION call around the current element / value is open */
+  wrapOpen: boolean;
+}
+
+function frame(kind: Frame['kind'], state: FieldState, literal: boolean): Frame {
+  return { kind, state, optional: false, optionalFields: [], literal, atStart: true, entryOptional: false, wrapOpen: false };
 }
 
 const CLOSERS: Readonly<Record<string, Frame['kind']>> = { ')': '(', ']': '[' };
@@ -122,6 +137,7 @@ const FIELD_NAME = '{IDENTIFIER, ESC_IDENTIFIER}';
 class Rewriter {
   readonly edits: Edit[] = [];
   readonly constructions: ConstructionSite[] = [];
+  readonly fieldNames = new Map<string, string>();
   issue: Issue | undefined;
   private readonly frames: Frame[] = [];
 
@@ -159,6 +175,8 @@ class Rewriter {
         if (handled === 'stop') return;
         if (handled === 'consumed') continue;
       }
+      this.lexical(token, i);
+      if (top?.literal === true && this.optionalEntry(top, token)) continue;
       if (!this.generic(token, i)) return;
     }
   }
@@ -208,6 +226,68 @@ class Rewriter {
     }
   }
 
+  /** Whether the token at tokens[i] follows an operand (a `[` then indexes it rather than opening a list literal). */
+  private indexes(i: number): boolean {
+    const before = this.tokens[i - 1];
+    return before !== undefined && endsOperand(before);
+  }
+
+  /**
+   * Token-level forms the engine does not lex: a number with a leading dot (`.5` → `0.5`), raw bytes (`br'…'`,
+   * blanked to ` b'…'` with the same length; fixups.ts decodes the original), and a quoted field name after `.`
+   * (`` a.`b-c` `` → a placeholder identifier, renamed back by fixups.ts).
+   */
+  private lexical(token: Token, i: number): void {
+    if (token.kind === 'number' && token.text.startsWith('.') && !this.indexes(i)) {
+      this.insert(token.start, '0');
+      return;
+    }
+    if (token.kind === 'string' && /^[bB][rR]/.test(token.text)) {
+      this.replace(token.start, token.end, ` b${token.text.slice(2).replaceAll('\\', ' ')}`);
+      return;
+    }
+    if (token.kind === 'escIdent') {
+      const before = this.tokens[i - 1];
+      if (before !== undefined && before.kind === 'punct' && (before.text === '.' || (before.text === '?' && isPunct(this.tokens[i - 2], '.')))) {
+        const placeholder = `__static_admissiond_field_${this.fieldNames.size}`;
+        this.fieldNames.set(placeholder, token.text.slice(1, -1));
+        this.replace(token.start, token.end, placeholder);
+      }
+    }
+  }
+
+  /**
+   * `[?x, …]` and `{?k: v, …}`: the `?` is blanked and the element (or the value) is wrapped in a call of
+   * OPTIONAL_ENTRY_FUNCTION, which the planner unwraps. Returns true when the token was consumed.
+   */
+  private optionalEntry(top: Frame, token: Token): boolean {
+    const isList = top.kind === '[';
+    if (top.atStart && isPunct(token, '?')) {
+      this.blank(token.start, token.end);
+      top.entryOptional = true;
+      top.atStart = false;
+      if (isList) {
+        this.insert(token.end, `${OPTIONAL_ENTRY_FUNCTION}(`, token.end);
+        top.wrapOpen = true;
+      }
+      return true;
+    }
+    if (!isList && isPunct(token, ':') && top.entryOptional && !top.wrapOpen) {
+      this.insert(token.end, `${OPTIONAL_ENTRY_FUNCTION}(`, token.end);
+      top.wrapOpen = true;
+      return false;
+    }
+    if (isPunct(token, ',') || isPunct(token, isList ? ']' : '}')) {
+      if (top.wrapOpen) this.insert(token.start, ')', token.start);
+      top.wrapOpen = false;
+      top.entryOptional = false;
+      top.atStart = isPunct(token, ',');
+      return false;
+    }
+    top.atStart = false;
+    return false;
+  }
+
   private fieldName(frame: Frame, token: Token): 'consumed' {
     let name: string;
     if (token.kind === 'escIdent') {
@@ -244,19 +324,19 @@ class Rewriter {
     switch (token.text) {
       case '(':
       case '[':
-        this.frames.push({ kind: token.text, state: 'value', optional: false, optionalFields: [] });
+        this.frames.push(frame(token.text, 'value', token.text === '[' && !this.indexes(i)));
         return true;
       case '{': {
         const name = constructionName(this.tokens, i);
         if (name === undefined) {
-          this.frames.push({ kind: '{', state: 'value', optional: false, optionalFields: [] });
+          this.frames.push(frame('{', 'value', true));
           return true;
         }
         // The inserted call stands for the type name: a syntax error at it (`[A{} B{}]`) points at the name.
         this.blank(name.start, token.start);
         this.insert(token.start, `${CONSTRUCT_FUNCTION}(${JSON.stringify(name.type)}, `, name.start);
         this.constructions.push({ type: name.type, offset: name.start, brace: token.start });
-        this.frames.push({ kind: 'construction', state: 'start', optional: false, optionalFields: [] });
+        this.frames.push(frame('construction', 'start', false));
         return true;
       }
       case '}':
@@ -281,10 +361,15 @@ class Rewriter {
   }
 }
 
+const NO_FIELD_NAMES: ReadonlyMap<string, string> = new Map();
+
+const NEEDS_REWRITE = /[{?`]|\.[0-9]|[bB][rR]['"]/;
+
 function identity(source: string): RewrittenExpression {
   return {
     source,
     constructions: [],
+    fieldNames: NO_FIELD_NAMES,
     toOriginal: (offset) => Math.max(0, Math.min(offset, source.length)),
     isInserted: () => false,
   };
@@ -334,8 +419,9 @@ function segmentAt(segments: readonly Segment[], offset: number): Segment | unde
 
 /** Rewrites every message construction in `source` (see the top of this file). */
 export function rewriteConstructions(source: string): RewrittenExpression {
-  // Cheap exit for the common case: no `{` at all, or none that a lexer could see as a construction.
-  if (!source.includes('{')) return identity(source);
+  // Cheap exit for the common case: nothing a lexer could see as a construction, an optional entry, a quoted
+  // field name, a leading-dot number or raw bytes.
+  if (!NEEDS_REWRITE.test(source)) return identity(source);
   const rewriter = new Rewriter(source, lex(source));
   rewriter.run();
   if (rewriter.edits.length === 0) return rewriter.issue === undefined ? identity(source) : { ...identity(source), issue: rewriter.issue };
@@ -343,6 +429,7 @@ export function rewriteConstructions(source: string): RewrittenExpression {
   const result: RewrittenExpression = {
     source: text,
     constructions: rewriter.constructions,
+    fieldNames: rewriter.fieldNames,
     toOriginal(offset: number): number {
       const s = segmentAt(segments, offset);
       if (s === undefined) return offset <= 0 ? 0 : source.length;

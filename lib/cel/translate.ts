@@ -8,6 +8,7 @@ import { isEngineNode } from './engine.js';
 import type { EngineError, EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
 import { undeclaredReference } from './references.js';
+import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
 import { anchorOf } from './tokens.js';
 
 /** What ANTLR lists after `expecting` where an expression must start (cel-go's grammar). */
@@ -47,7 +48,7 @@ const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
 };
 
 /** The engine's types of the namespace constants qualifying function names (engine.ts NAMESPACES). */
-const NAMESPACE_TYPES = new Set(['OptionalNamespace', 'JsonPatchNamespace']);
+const NAMESPACE_TYPES = new Set(['OptionalNamespace', 'JsonPatchNamespace', 'StringsNamespace', 'SetsNamespace', 'FormatNamespace', 'IPNamespace']);
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
@@ -107,6 +108,11 @@ function overloadMessage(node: EngineNode, functions: ReadonlySet<string>): stri
   switch (node.op) {
     case 'call': {
       const [name, args] = node.args as [string, EngineNode[]];
+      if (name === OPTIONAL_ENTRY_FUNCTION && args[0] !== undefined) {
+        // cel-go checker.go checkCreateList/checkCreateMap on a `?` entry
+        const found = typeOf(args[0]);
+        return found && `expected type 'optional_type(${found})' but found '${found}'`;
+      }
       if (!functions.has(name)) return undeclaredReference(name);
       const sig = signature(args);
       return sig && `found no matching overload for '${name}' applied to '${sig}'`;

@@ -1,6 +1,18 @@
 // The public shapes of the CEL compile layer: what callers ask to compile and what they get back.
 // Nothing here runs; see compile.ts for the behaviour.
 
+/** Limits of one evaluation. */
+export interface EvaluationOptions {
+  /** runtime cost budget; defaults to Kubernetes' per-call limit, 1,000,000 */
+  readonly costLimit?: number;
+  /** epoch milliseconds (Date.now() clock) after which evaluation stops with an error */
+  readonly deadline?: number;
+  /** evaluation stops with an error once this is aborted */
+  readonly signal?: AbortSignal;
+  /** checked periodically during evaluation; returning true stops it with an error */
+  readonly interrupted?: () => boolean;
+}
+
 /** Which upstream compiler environment an expression belongs to. */
 export type CelEnvironment =
   /** VAP validations[].expression / messageExpression, auditAnnotations valueExpression, variables, policy & binding matchConditions */
@@ -47,8 +59,13 @@ export interface CompiledExpression {
    * fields, e.g. `JSONPatch{op: "add", path: p}` to `{op: 'add', path: p}`; constructionTypeOf() tells the type.
    */
   readonly constructions?: readonly Construction[];
-  /** evaluate with the given activation (object, oldObject, request, params, namespaceObject, variables) */
-  evaluate(activation: Record<string, unknown>): unknown;
+  /**
+   * Evaluates with the given activation (object, oldObject, request, params, namespaceObject, variables). Throws
+   * CelEvaluationError on an evaluation error, including when the runtime cost exceeds the per-call budget
+   * (`operation cancelled: actual cost limit exceeded`) or the deadline passes / the signal aborts
+   * (`operation interrupted`).
+   */
+  evaluate(activation: Record<string, unknown>, options?: EvaluationOptions): unknown;
 }
 
 /** Upstream's `apiservercel.ErrorType` of a failed compilation: how a caller reports it as a field error. */

@@ -3,8 +3,9 @@
 // reads as double. toCelValue copies a JSON value with every integral number (|n| < 2^63) as a BigInt, i.e. a
 // CEL int; other numbers stay doubles. celValueToJson turns results (BigInt, uint, maps, bytes…) back into JSON.
 
-import { Optional } from '@marcbachmann/cel-js';
-import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { formatDuration, formatTimestamp } from './runtime/time.js';
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelType, CelUint } from './runtime/values.js';
+import { toStringValue } from './runtime/functions.js';
 
 const INT64_LIMIT = 2 ** 63;
 
@@ -47,10 +48,6 @@ export function toCelValue(value: unknown): unknown {
   return result;
 }
 
-function durationToJson(d: Duration): string {
-  const nanos = d.nanos === 0 ? '' : `.${String(Math.abs(d.nanos)).padStart(9, '0').replace(/0+$/, '')}`;
-  return `${d.seconds}${nanos}s`;
-}
 
 /**
  * A JSON-serializable copy of a CEL result: int and uint become numbers, maps objects, sets arrays, bytes
@@ -66,14 +63,17 @@ export function celValueToJson(value: unknown): unknown {
       return value;
   }
   if (value === null) return null;
-  if (value instanceof UnsignedInt) return Number(value.valueOf());
-  if (value instanceof Optional) return value.hasValue() ? celValueToJson(value.value()) : null;
-  if (value instanceof Duration) return durationToJson(value);
+  if (value instanceof CelUint) return Number(value.value);
+  if (value instanceof CelOptional) return value.hasValue() ? celValueToJson(value.value()) : null;
+  if (value instanceof CelDuration) return formatDuration(value);
+  if (value instanceof CelTimestamp) return formatTimestamp(value);
+  if (value instanceof CelType) return value.name;
+  if (value instanceof CelObject) return toStringValue(value);
   if (value instanceof Date) return value.toISOString();
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (Array.isArray(value) || value instanceof Set) return Array.from(value as Iterable<unknown>, celValueToJson);
   const out: Record<string, unknown> = {};
   const entries = value instanceof Map ? value.entries() : Object.entries(value);
-  for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, String(key), celValueToJson(v));
+  for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), celValueToJson(v));
   return out;
 }

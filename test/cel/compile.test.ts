@@ -192,7 +192,7 @@ describe('compileExpression: declarations', () => {
   });
 
   it('rejects unknown functions, global and member, at the call parenthesis', () => {
-    assert.equal(failure('isSorted(object.spec.containers)'), "compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSorted' (in container '')\n | isSorted(object.spec.containers)\n | ........^");
+    assert.equal(failure('isOrdered(object.spec.containers)'), "compilation failed: ERROR: <input>:1:10: undeclared reference to 'isOrdered' (in container '')\n | isOrdered(object.spec.containers)\n | .........^");
     assert.match(failure("object.metadata.name.reverse() == 'bew'"), /^compilation failed: ERROR: <input>:1:29: undeclared reference to 'reverse' \(in container ''\)\n/);
     // Member functions of the engine that Kubernetes CEL does not have are rejected like upstream.
     assert.match(failure('b"abc".hex()'), /undeclared reference to 'hex'/);
@@ -209,13 +209,10 @@ describe('compileExpression: declarations', () => {
     assert.match(failure('object.spec.containers.all(1, true)'), /<input>:1:28: argument must be a simple name/);
   });
 
-  it('says two-variable comprehensions are not supported yet', () => {
-    assert.equal(
-      failure("object.metadata.labels.all(k, v, v != '')"),
-      "compilation failed: ERROR: <input>:1:27: two-variable comprehension 'all' is not supported by static-admissiond yet\n" +
-        " | object.metadata.labels.all(k, v, v != '')\n" +
-        ' | ..........................^',
-    );
+  it('binds both variables of two-variable comprehensions, only in their scope', () => {
+    assert.equal(compiled("object.metadata.labels.all(k, v, v != '' && k != '')").evaluate(activation), true);
+    assert.deepEqual(compiled('object.spec.containers.transformList(i, c, i)').evaluate(activation), [0n, 1n]);
+    assert.match(failure("object.metadata.labels.all(k, v, v != '') && v == ''"), /<input>:1:46: undeclared reference to 'v'/);
   });
 
   it('reports overload failures with cel-go operator names and argument types', () => {

@@ -122,13 +122,16 @@ describe('rewriteConstructions', () => {
       "'''x{'''",
       String.raw`r"C:\" + "x"`,
       "b'Object{'",
-      String.raw`br'\' + 'y'`,
       String.raw`"esc \" Object{a: 1}"`,
       String.raw`'\\' + 'Object{'`,
       '// Object{a: 1}\nobject.x',
     ]) {
       assertUnchanged(source);
     }
+  });
+
+  it('blanks raw bytes to the same length (the engine cannot lex them; fixups.ts decodes the original)', () => {
+    assert.equal(rewriteConstructions(String.raw`br'\' + 'y'`).source, String.raw` b' ' + 'y'`);
   });
 
   it('finds constructions after strings that a regex would misread', () => {

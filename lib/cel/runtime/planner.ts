@@ -1,0 +1,958 @@
+// Turns the engine's parsed (and, when checking, type-checked) AST into a tree of closures that evaluate it with
+// cel-go's semantics (values.ts): the engine parses and type-checks, lib/cel evaluates. Comprehension and
+// cel.bind variables live in numbered slots of the evaluation state; everything else is resolved once here, at
+// plan time: identifiers (comprehension variable, declared variable, qualified name, type name), functions
+// (runtime table in functions.ts), macros (has, all, exists, exists_one/existsOne, map, filter, the two-variable
+// forms, transformList/Map/MapEntry, cel.bind, optMap, optFlatMap) and operators.
+//
+// Errors: operations throw CelRuntimeError; `&&`, `||` and the quantifier macros absorb them as cel-go's
+// error values are absorbed (commutatively). Cost: every function call, comprehension iteration and aggregate
+// construction adds to the state's cost (state.ts), approximating cel-go's runtime cost tracking.
+
+import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import type { EngineNode } from '../engine.js';
+import { celEquals, checkKey, compare, mapEntries, mapGet, mapKeys } from './compare.js';
+import type { CelMap } from './compare.js';
+import { GLOBAL, MEMBER, sizeOf } from './functions.js';
+import type { Impl } from './functions.js';
+import { add, divide, modulo, multiply, negate, subtract } from './numbers.js';
+import { compileRegex, find, findAll } from './regex.js';
+import type { EvalState } from './state.js';
+import {
+  CelObject,
+  CelOptional,
+  CelRuntimeError,
+  CelUint,
+  MAX_INT64,
+  MIN_INT64,
+  TYPE_IDENTIFIERS,
+  celError,
+  isMap,
+  isPlainObject,
+  noSuchOverload,
+  ownValue,
+  setOwn,
+  typeName,
+} from './values.js';
+
+export type Eval = (s: EvalState) => unknown;
+
+/** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
+export const OPTIONAL_ENTRY_FUNCTION = '__static_admissiond_optional_entry';
+
+export interface PlanOptions {
+  /** root variables, read from the activation */
+  readonly variables: ReadonlySet<string>;
+  /** global functions the expression may call besides the runtime table (message construction) */
+  readonly extraGlobals?: ReadonlyMap<string, Impl>;
+}
+
+export interface Plan {
+  readonly evaluate: Eval;
+  /** number of comprehension / bind variable slots the state needs */
+  readonly slotCount: number;
+}
+
+interface Scope {
+  readonly name: string;
+  readonly slot: number;
+  readonly parent: Scope | undefined;
+}
+
+function lookup(scope: Scope | undefined, name: string): number | undefined {
+  for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return s.slot;
+  return undefined;
+}
+
+const constant =
+  (v: unknown): Eval =>
+  () =>
+    v;
+
+const failing =
+  (message: string): Eval =>
+  () => {
+    throw celError(message);
+  };
+
+/**
+ * Runs `e`, returning a CEL error as a value instead of throwing it (for error-absorbing operators). An error of a
+ * lazily evaluated composition variable arrives wrapped (CelEvaluationError); its CEL error is absorbed the same
+ * way. Interruptions (cost, deadline) are never absorbed.
+ */
+function attempt(e: Eval, s: EvalState): unknown {
+  try {
+    return e(s);
+  } catch (error) {
+    if (error instanceof CelRuntimeError) return error;
+    if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
+    throw error;
+  }
+}
+
+function keyText(key: unknown): string {
+  if (typeof key === 'string') return key;
+  if (typeof key === 'bigint' || typeof key === 'boolean' || typeof key === 'number') return String(key);
+  if (key instanceof CelUint) return key.value.toString();
+  return typeName(key);
+}
+
+function noSuchKey(key: unknown): CelRuntimeError {
+  return celError(`no such key: ${keyText(key)}`);
+}
+
+/** The value of field `f` of a map (or message-like object); throws `no such key` when absent. */
+export function selectField(v: unknown, f: string): unknown {
+  if (typeof v === 'object' && v !== null) {
+    const ctor = (v as { constructor?: unknown }).constructor;
+    if (ctor === Object || ctor === undefined) {
+      const r = ownValue(v as Record<string, unknown>, f);
+      if (r === undefined) throw noSuchKey(f);
+      return r;
+    }
+    if (v instanceof Map) {
+      const r = mapGet(v, f);
+      if (r === undefined) throw noSuchKey(f);
+      return r;
+    }
+    if (v instanceof CelOptional) return optionalSelect(v, f);
+    if (isPlainObject(v)) {
+      const r = ownValue(v, f);
+      if (r === undefined) throw noSuchKey(f);
+      return r;
+    }
+    if (v instanceof CelObject) {
+      const r = (v as CelObject & { field?: (name: string) => unknown }).field?.(f);
+      if (r !== undefined) return r;
+      throw noSuchKey(f);
+    }
+  }
+  if (v === null) throw noSuchKey(f);
+  throw celError(`type '${typeName(v)}' does not support field selection`);
+}
+
+/** `x.?f`, and `x.f` on an optional x: optional of the field, none when absent (or x is none). */
+function optionalSelect(v: unknown, f: string): CelOptional {
+  if (v instanceof CelOptional) {
+    if (!v.hasValue()) return v;
+    v = v.value();
+  }
+  if (isMap(v)) {
+    const r = mapGet(v as CelMap, f);
+    return r === undefined ? CelOptional.NONE : CelOptional.of(r);
+  }
+  return CelOptional.of(selectField(v, f));
+}
+
+/** presence test of has(x.f): false for a value without fields (null…), as cel-go's presence-test qualifier */
+function hasField(v: unknown, f: string): boolean {
+  if (v instanceof CelOptional) {
+    if (!v.hasValue()) return false;
+    v = v.value();
+  }
+  if (isMap(v)) return mapGet(v as CelMap, f) !== undefined;
+  if (v instanceof CelObject) return (v as CelObject & { field?: (name: string) => unknown }).field?.(f) !== undefined;
+  return false;
+}
+
+function listIndex(list: readonly unknown[], i: unknown): number {
+  let n: bigint;
+  if (typeof i === 'bigint') n = i;
+  else if (i instanceof CelUint) n = i.value;
+  else if (typeof i === 'number' && Number.isInteger(i)) n = BigInt(i);
+  else throw noSuchOverload('_[_]', list, i);
+  if (n < 0n || n >= BigInt(list.length)) throw celError(`index out of range: ${n}`);
+  return Number(n);
+}
+
+/** `x[k]` */
+export function index(v: unknown, k: unknown): unknown {
+  if (Array.isArray(v)) return v[listIndex(v, k)];
+  if (isMap(v)) {
+    const r = mapGet(v as CelMap, k);
+    if (r === undefined) {
+      if (typeof k === 'number' && !Number.isInteger(k)) throw noSuchOverload('_[_]', v, k);
+      throw noSuchKey(k);
+    }
+    return r;
+  }
+  if (v instanceof CelOptional) return optionalIndex(v, k);
+  throw noSuchOverload('_[_]', v, k);
+}
+
+/** `x[?k]`, and `x[k]` on an optional x */
+function optionalIndex(v: unknown, k: unknown): CelOptional {
+  if (v instanceof CelOptional) {
+    if (!v.hasValue()) return v;
+    v = v.value();
+  }
+  if (Array.isArray(v)) {
+    let n: bigint | undefined;
+    if (typeof k === 'bigint') n = k;
+    else if (k instanceof CelUint) n = k.value;
+    else if (typeof k === 'number' && Number.isInteger(k)) n = BigInt(k);
+    else throw noSuchOverload('_[?_]', v, k);
+    return n >= 0n && n < BigInt(v.length) ? CelOptional.of(v[Number(n)]) : CelOptional.NONE;
+  }
+  if (isMap(v)) {
+    const r = mapGet(v as CelMap, k);
+    return r === undefined ? CelOptional.NONE : CelOptional.of(r);
+  }
+  throw noSuchOverload('_[?_]', v, k);
+}
+
+/**
+ * What a comprehension iterates: list elements or map keys (`first`), and for two-variable comprehensions
+ * (index, element) or (key, value) pairs (`first`, `second`).
+ */
+function loopValues(v: unknown, twoVariables: boolean): { first: readonly unknown[]; second: readonly unknown[] | undefined } {
+  if (Array.isArray(v)) {
+    if (!twoVariables) return { first: v, second: undefined };
+    return { first: v.map((_, i) => BigInt(i)), second: v };
+  }
+  if (isMap(v)) {
+    const keys = mapKeys(v as CelMap);
+    if (!twoVariables) return { first: keys, second: undefined };
+    return { first: keys, second: keys.map((k) => mapGet(v as CelMap, k)) };
+  }
+  throw celError(`expression of type '${typeName(v)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+}
+
+function boolResult(v: unknown, fn: string): boolean {
+  if (typeof v === 'boolean') return v;
+  throw noSuchOverload(fn, v);
+}
+
+function inList(needle: unknown, list: readonly unknown[]): boolean {
+  for (const e of list) if (celEquals(needle, e)) return true;
+  return false;
+}
+
+function membership(needle: unknown, haystack: unknown): boolean {
+  if (Array.isArray(haystack)) return inList(needle, haystack);
+  if (isMap(haystack)) return mapGet(haystack as CelMap, needle) !== undefined;
+  throw noSuchOverload('@in', needle, haystack);
+}
+
+/** Builds a map literal's value: a plain object when every key is a string, else a Map. */
+function buildMap(entries: readonly (readonly [unknown, unknown])[]): CelMap {
+  let allStrings = true;
+  for (const [k] of entries) {
+    checkKey(k);
+    if (typeof k !== 'string') allStrings = false;
+  }
+  if (allStrings) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of entries) {
+      if (Object.prototype.hasOwnProperty.call(out, k as string)) throw celError(`Failed with repeated key: ${keyText(k)}`);
+      setOwn(out, k as string, v);
+    }
+    return out;
+  }
+  const out = new Map<unknown, unknown>();
+  for (const [k, v] of entries) {
+    if (mapGet(out, k) !== undefined) throw celError(`Failed with repeated key: ${keyText(k)}`);
+    out.set(k, v);
+  }
+  return out;
+}
+
+/** Adds (key, value) to a map being built by transformMap / transformMapEntry; a repeated key is an error. */
+function insertEntry(target: Map<unknown, unknown>, key: unknown, value: unknown): void {
+  checkKey(key);
+  if (mapGet(target, key) !== undefined) throw celError(`insert failed: key ${keyText(key)} already exists`);
+  target.set(typeof key === 'number' ? BigInt(key) : key, value);
+}
+
+/** A Map built by a macro as the usual representation (plain object when all keys are strings). */
+function finishMap(m: Map<unknown, unknown>): CelMap {
+  for (const k of m.keys()) if (typeof k !== 'string') return m;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of m) setOwn(out, k as string, v);
+  return out;
+}
+
+function isIdent(node: EngineNode | undefined): node is EngineNode & { args: string } {
+  return node !== undefined && node.op === 'id';
+}
+
+const COMPARISONS: Readonly<Record<string, (c: number) => boolean>> = {
+  '<': (c) => c < 0,
+  '<=': (c) => c <= 0,
+  '>': (c) => c > 0,
+  '>=': (c) => c >= 0,
+};
+
+const ARITHMETIC: Readonly<Record<string, (a: unknown, b: unknown) => unknown>> = {
+  '+': add,
+  '-': subtract,
+  '*': multiply,
+  '/': divide,
+  '%': modulo,
+};
+
+const OPERATOR_NAMES: Readonly<Record<string, string>> = { '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_' };
+
+/** Functions whose cost grows with the size of their arguments (cel-go charges ~0.1 per character/element). */
+const LINEAR_COST = new Set([
+  'contains',
+  'startsWith',
+  'endsWith',
+  'matches',
+  'find',
+  'findAll',
+  'split',
+  'replace',
+  'join',
+  'format',
+  'indexOf',
+  'lastIndexOf',
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'substring',
+  'charAt',
+  'reverse',
+  'strings.quote',
+  'string',
+  'bytes',
+  'isSorted',
+  'sum',
+  'min',
+  'max',
+  'sets.contains',
+  'sets.equivalent',
+  'sets.intersects',
+  'url',
+  'isURL',
+  'quantity',
+  'isQuantity',
+  'ip',
+  'isIP',
+  'cidr',
+  'isCIDR',
+  'semver',
+  'isSemver',
+  'validate',
+]);
+
+/** Nodes in a subtree: the per-iteration cost of a comprehension body (cel-go charges about 1 per evaluated node). */
+function countNodes(args: unknown): number {
+  if (Array.isArray(args)) {
+    let n = 0;
+    for (const a of args) n += countNodes(a);
+    return n;
+  }
+  if (typeof args === 'object' && args !== null && typeof (args as { op?: unknown }).op === 'string') {
+    return 1 + countNodes((args as { args: unknown }).args);
+  }
+  return 0;
+}
+
+function argumentCost(args: readonly unknown[]): number {
+  let n = 0;
+  for (const a of args) n += sizeOf(a);
+  return 1 + Math.ceil(n * 0.1);
+}
+
+class Planner {
+  slotCount = 0;
+
+  constructor(private readonly options: PlanOptions) {}
+
+  private newSlot(): number {
+    return this.slotCount++;
+  }
+
+  plan(node: EngineNode, scope: Scope | undefined): Eval {
+    switch (node.op) {
+      case 'value':
+        return this.literal(node.args);
+      case 'id':
+        return this.ident(node.args as string, scope);
+      case '.':
+      case '.?':
+        return this.select(node, scope);
+      case '[]':
+      case '[?]': {
+        const [operand, key] = node.args as [EngineNode, EngineNode];
+        const o = this.plan(operand, scope);
+        const k = this.plan(key, scope);
+        return node.op === '[]' ? (s) => index(o(s), k(s)) : (s) => optionalIndex(o(s), k(s));
+      }
+      case 'call':
+        return this.call(node, scope);
+      case 'rcall':
+        return this.memberCall(node, scope);
+      case 'list':
+        return this.list(node.args as EngineNode[], scope);
+      case 'map':
+        return this.map(node.args as [EngineNode, EngineNode][], scope);
+      case '?:': {
+        const [c, t, f] = (node.args as EngineNode[]).map((n) => this.plan(n, scope)) as [Eval, Eval, Eval];
+        return (s) => {
+          const v = c(s);
+          if (v === true) return t(s);
+          if (v === false) return f(s);
+          throw noSuchOverload('_?_:_', v);
+        };
+      }
+      case '&&':
+      case '||':
+        return this.logical(node, scope);
+      case '!_': {
+        const o = this.plan(node.args as EngineNode, scope);
+        return (s) => {
+          const v = o(s);
+          if (typeof v !== 'boolean') throw noSuchOverload('!_', v);
+          return !v;
+        };
+      }
+      case '-_':
+        return this.negation(node, scope);
+      default:
+        return this.binary(node, scope);
+    }
+  }
+
+  private literal(v: unknown): Eval {
+    if (v instanceof UnsignedInt) return constant(new CelUint(v.valueOf()));
+    if (typeof v === 'bigint' && (v > MAX_INT64 || v < MIN_INT64)) return failing('integer overflow');
+    return constant(v);
+  }
+
+  private ident(name: string, scope: Scope | undefined): Eval {
+    const slot = lookup(scope, name);
+    if (slot !== undefined) return (s) => s.slots[slot];
+    if (this.options.variables.has(name)) return this.variable(name);
+    const type = TYPE_IDENTIFIERS.get(name);
+    if (type !== undefined) return constant(type);
+    return failing(`undeclared reference to '${name}' (in container '')`);
+  }
+
+  private variable(name: string): Eval {
+    return (s) => {
+      const v = s.vars[name];
+      if (v === undefined) throw celError(`no such attribute: ${name}`);
+      return v;
+    };
+  }
+
+  /** `a.b.c` as a dotted name, when the select chain is only identifiers. */
+  private qualifiedName(node: EngineNode): string | undefined {
+    if (node.op === 'id') return node.args as string;
+    if (node.op !== '.') return undefined;
+    const [operand, field] = node.args as [EngineNode, string];
+    const prefix = this.qualifiedName(operand);
+    return prefix === undefined ? undefined : `${prefix}.${field}`;
+  }
+
+  private rootIdent(node: EngineNode): string | undefined {
+    let n = node;
+    while (n.op === '.' || n.op === '.?') n = (n.args as [EngineNode])[0];
+    return n.op === 'id' ? (n.args as string) : undefined;
+  }
+
+  private select(node: EngineNode, scope: Scope | undefined): Eval {
+    const [operand, field] = node.args as [EngineNode, string];
+    if (node.op === '.') {
+      // A qualified name the environment declares (a variable `a.b`, the type google.protobuf.Timestamp), unless
+      // its first identifier is a local variable or a declared variable.
+      const root = this.rootIdent(node);
+      if (root !== undefined && lookup(scope, root) === undefined && !this.options.variables.has(root)) {
+        const q = this.qualifiedName(node);
+        if (q !== undefined) {
+          if (this.options.variables.has(q)) return this.variable(q);
+          const type = TYPE_IDENTIFIERS.get(q);
+          if (type !== undefined) return constant(type);
+        }
+      }
+    }
+    const o = this.plan(operand, scope);
+    if (node.op === '.?') return (s) => optionalSelect(o(s), field);
+    return (s) => selectField(o(s), field);
+  }
+
+  private negation(node: EngineNode, scope: Scope | undefined): Eval {
+    const operand = node.args as EngineNode;
+    // -9223372036854775808 is a literal: fold the sign into it.
+    if (operand.op === 'value' && typeof operand.args === 'bigint') {
+      const v = -operand.args;
+      if (v < MIN_INT64 || v > MAX_INT64) return failing('integer overflow');
+      return constant(v);
+    }
+    if (operand.op === 'value' && typeof operand.args === 'number') return constant(-operand.args);
+    const o = this.plan(operand, scope);
+    return (s) => negate(o(s));
+  }
+
+  private logical(node: EngineNode, scope: Scope | undefined): Eval {
+    const [left, right] = (node.args as EngineNode[]).map((n) => this.plan(n, scope)) as [Eval, Eval];
+    const absorbing = node.op === '||';
+    const fn = node.op === '||' ? '_||_' : '_&&_';
+    return (s) => {
+      const l = attempt(left, s);
+      if (l === absorbing) return absorbing;
+      const r = attempt(right, s);
+      if (r === absorbing) return absorbing;
+      if (l === !absorbing && r === !absorbing) return !absorbing;
+      if (l instanceof CelRuntimeError) throw l;
+      if (typeof l !== 'boolean') throw noSuchOverload(fn, l, r);
+      if (r instanceof CelRuntimeError) throw r;
+      throw noSuchOverload(fn, l, r);
+    };
+  }
+
+  private binary(node: EngineNode, scope: Scope | undefined): Eval {
+    const [leftNode, rightNode] = node.args as [EngineNode, EngineNode];
+    const l = this.plan(leftNode, scope);
+    const r = this.plan(rightNode, scope);
+    switch (node.op) {
+      case '==':
+        return (s) => celEquals(l(s), r(s));
+      case '!=':
+        return (s) => !celEquals(l(s), r(s));
+      case 'in':
+        return (s) => {
+          const needle = l(s);
+          const haystack = r(s);
+          if (Array.isArray(haystack)) s.tick(1 + Math.ceil(haystack.length * 0.1));
+          return membership(needle, haystack);
+        };
+      default:
+    }
+    const cmp = COMPARISONS[node.op];
+    if (cmp !== undefined) {
+      const name = OPERATOR_NAMES[node.op]!;
+      return (s) => cmp(compare(l(s), r(s), name));
+    }
+    const arith = ARITHMETIC[node.op];
+    if (arith === undefined) return failing(`unsupported operator ${node.op}`);
+    if (node.op === '+') {
+      return (s) => {
+        const a = l(s);
+        const b = r(s);
+        if (typeof a === 'string' || Array.isArray(a)) s.tick(Math.ceil((sizeOf(a) + sizeOf(b)) * 0.1));
+        return add(a, b);
+      };
+    }
+    return (s) => arith(l(s), r(s));
+  }
+
+  private list(elements: readonly EngineNode[], scope: Scope | undefined): Eval {
+    if (elements.length === 0) return () => [];
+    const optional: boolean[] = [];
+    const evals = elements.map((e) => {
+      const inner = this.optionalEntry(e);
+      optional.push(inner !== undefined);
+      return this.plan(inner ?? e, scope);
+    });
+    const anyOptional = optional.includes(true);
+    return (s) => {
+      s.tick(elements.length);
+      const out: unknown[] = [];
+      for (let i = 0; i < evals.length; i++) {
+        const v = evals[i]!(s);
+        if (anyOptional && optional[i]) {
+          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional list element from non-optional value ${typeName(v)}`);
+          if (v.hasValue()) out.push(v.value());
+        } else out.push(v);
+      }
+      return out;
+    };
+  }
+
+  /** The operand of an `[?x]` / `{?k: x}` marker call inserted by the rewrite, or undefined. */
+  private optionalEntry(node: EngineNode): EngineNode | undefined {
+    if (node.op !== 'call') return undefined;
+    const [name, args] = node.args as [string, EngineNode[]];
+    return name === OPTIONAL_ENTRY_FUNCTION && args.length === 1 ? args[0] : undefined;
+  }
+
+  private map(entries: readonly [EngineNode, EngineNode][], scope: Scope | undefined): Eval {
+    if (entries.length === 0) return () => ({});
+    const planned = entries.map(([k, v]) => {
+      const inner = this.optionalEntry(v);
+      return { key: this.plan(k, scope), value: this.plan(inner ?? v, scope), optional: inner !== undefined };
+    });
+    return (s) => {
+      s.tick(planned.length);
+      const out: [unknown, unknown][] = [];
+      for (const e of planned) {
+        const k = e.key(s);
+        const v = e.value(s);
+        if (e.optional) {
+          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional entry '${keyText(k)}' from non-optional value ${typeName(v)}`);
+          if (!v.hasValue()) {
+            checkKey(k);
+            continue;
+          }
+          out.push([k, v.value()]);
+        } else out.push([k, v]);
+      }
+      return buildMap(out);
+    };
+  }
+
+  private call(node: EngineNode, scope: Scope | undefined): Eval {
+    const [name, argNodes] = node.args as [string, EngineNode[]];
+    if (name === 'has' && argNodes.length === 1) return this.has(argNodes[0]!, scope);
+    if (name === OPTIONAL_ENTRY_FUNCTION) return failing('optional entries are only allowed in list and map literals');
+    const impl = this.options.extraGlobals?.get(name) ?? GLOBAL.get(name);
+    if (impl === undefined) return this.unknownFunction(name, argNodes, scope);
+    return this.invoke(name, impl, argNodes.map((a) => this.plan(a, scope)));
+  }
+
+  private unknownFunction(name: string, argNodes: readonly EngineNode[], scope: Scope | undefined): Eval {
+    const args = argNodes.map((a) => this.plan(a, scope));
+    return (s) => {
+      for (const a of args) a(s);
+      throw celError(`undeclared reference to '${name}' (in container '')`);
+    };
+  }
+
+  private invoke(name: string, impl: Impl, args: readonly Eval[]): Eval {
+    const linear = LINEAR_COST.has(name);
+    const n = args.length;
+    const cost = (values: unknown[], s: EvalState): void => s.tick(linear ? argumentCost(values) : 1);
+    if (n === 0) {
+      return (s) => {
+        s.tick(1);
+        return impl([], s);
+      };
+    }
+    if (n === 1) {
+      const [a] = args as [Eval];
+      return (s) => {
+        const values = [a(s)];
+        cost(values, s);
+        return impl(values, s);
+      };
+    }
+    if (n === 2) {
+      const [a, b] = args as [Eval, Eval];
+      return (s) => {
+        const values = [a(s), b(s)];
+        cost(values, s);
+        return impl(values, s);
+      };
+    }
+    return (s) => {
+      const values = args.map((a) => a(s));
+      cost(values, s);
+      return impl(values, s);
+    };
+  }
+
+  private has(arg: EngineNode, scope: Scope | undefined): Eval {
+    if (arg.op !== '.' || typeof (arg.args as unknown[])[1] !== 'string') return failing('invalid argument to has() macro');
+    const [operand, field] = arg.args as [EngineNode, string];
+    const o = this.plan(operand, scope);
+    return (s) => hasField(o(s), field);
+  }
+
+  private memberCall(node: EngineNode, scope: Scope | undefined): Eval {
+    const [name, target, argNodes] = node.args as [string, EngineNode, EngineNode[]];
+    // `ns.f(…)`: a qualified function name, when `ns` is not a variable.
+    if (isIdent(target) && lookup(scope, target.args) === undefined && !this.options.variables.has(target.args)) {
+      const qualified = `${target.args}.${name}`;
+      if (qualified === 'cel.bind') return this.bind(argNodes, scope);
+      const impl = GLOBAL.get(qualified);
+      if (impl !== undefined) return this.invoke(qualified, impl, argNodes.map((a) => this.plan(a, scope)));
+      if (!TYPE_IDENTIFIERS.has(target.args)) return this.unknownFunction(qualified, argNodes, scope);
+    }
+    const macro = this.macro(name, target, argNodes, scope);
+    if (macro !== undefined) return macro;
+    const receiver = this.plan(target, scope);
+    if (name === 'orValue' && argNodes.length === 1) {
+      const fallback = this.plan(argNodes[0]!, scope);
+      return (s) => {
+        const o = receiver(s);
+        if (!(o instanceof CelOptional)) throw noSuchOverload('orValue', o);
+        return o.hasValue() ? o.value() : fallback(s);
+      };
+    }
+    if (name === 'or' && argNodes.length === 1) {
+      const other = this.plan(argNodes[0]!, scope);
+      return (s) => {
+        const o = receiver(s);
+        if (!(o instanceof CelOptional)) throw noSuchOverload('or', o);
+        if (o.hasValue()) return o;
+        const alt = other(s);
+        if (!(alt instanceof CelOptional)) throw noSuchOverload('or', o, alt);
+        return alt;
+      };
+    }
+    const regex = this.constantRegex(name, receiver, argNodes, scope);
+    if (regex !== undefined) return regex;
+    const impl = MEMBER.get(name);
+    const args = [receiver, ...argNodes.map((a) => this.plan(a, scope))];
+    if (impl === undefined) {
+      return (s) => {
+        const values = args.map((a) => a(s));
+        throw noSuchOverload(name, ...values);
+      };
+    }
+    return this.invoke(name, impl, args);
+  }
+
+  /**
+   * `s.matches('…')`, `s.find('…')`, `s.findAll('…'[, n])` with a constant pattern: compiled once here, as cel-go's
+   * regex optimization does (an invalid pattern is left to fail at run time, or is rejected at compile time).
+   */
+  private constantRegex(name: string, receiver: Eval, argNodes: readonly EngineNode[], scope: Scope | undefined): Eval | undefined {
+    if (name !== 'matches' && name !== 'find' && name !== 'findAll') return undefined;
+    const [patternNode, limitNode] = argNodes;
+    if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
+    if (argNodes.length !== (name === 'findAll' ? (limitNode === undefined ? 1 : 2) : 1)) return undefined;
+    let re: ReturnType<typeof compileRegex>;
+    try {
+      re = compileRegex(patternNode.args);
+    } catch {
+      return undefined;
+    }
+    const pattern = patternNode.args;
+    const limit = limitNode === undefined ? undefined : this.plan(limitNode, scope);
+    return (s) => {
+      const v = receiver(s);
+      if (typeof v !== 'string') throw noSuchOverload(name, v, pattern);
+      s.tick(1 + Math.ceil(v.length * 0.1));
+      if (name === 'matches') return re.test(v);
+      if (name === 'find') return find(v, re);
+      const n = limit === undefined ? -1n : limit(s);
+      if (typeof n !== 'bigint') throw noSuchOverload(name, v, pattern, n);
+      return findAll(v, re, n);
+    };
+  }
+
+  private bind(argNodes: readonly EngineNode[], scope: Scope | undefined): Eval {
+    const [variable, init, body] = argNodes;
+    if (!isIdent(variable) || init === undefined || body === undefined || argNodes.length !== 3) {
+      return failing('cel.bind() requires an identifier, an initializer and an expression');
+    }
+    const slot = this.newSlot();
+    const i = this.plan(init, scope);
+    const b = this.plan(body, { name: variable.args, slot, parent: scope });
+    return (s) => {
+      s.slots[slot] = i(s);
+      return b(s);
+    };
+  }
+
+  private macro(name: string, target: EngineNode, args: readonly EngineNode[], scope: Scope | undefined): Eval | undefined {
+    const [a0, a1, a2, a3] = args;
+    if (args.length === 2 && isIdent(a0)) {
+      switch (name) {
+        case 'all':
+        case 'exists':
+          return this.quantifier(name, target, a0.args, undefined, a1!, scope);
+        case 'exists_one':
+        case 'existsOne':
+          return this.existsOne(target, a0.args, undefined, a1!, scope);
+        case 'map':
+          return this.mapMacro(target, a0.args, undefined, a1!, scope);
+        case 'filter':
+          return this.filter(target, a0.args, a1!, scope);
+        case 'optMap':
+        case 'optFlatMap':
+          return this.optMap(name, target, a0.args, a1!, scope);
+        default:
+          return undefined;
+      }
+    }
+    if (args.length === 3 && isIdent(a0)) {
+      if (name === 'map') return this.mapMacro(target, a0.args, a1, a2!, scope);
+      if (!isIdent(a1)) return undefined;
+      switch (name) {
+        case 'all':
+        case 'exists':
+          return this.quantifier(name, target, a0.args, a1.args, a2!, scope);
+        case 'exists_one':
+        case 'existsOne':
+          return this.existsOne(target, a0.args, a1.args, a2!, scope);
+        case 'transformList':
+          return this.transformList(target, a0.args, a1.args, undefined, a2!, scope);
+        case 'transformMap':
+        case 'transformMapEntry':
+          return this.transformMap(name, target, a0.args, a1.args, undefined, a2!, scope);
+        default:
+          return undefined;
+      }
+    }
+    if (args.length === 4 && isIdent(a0) && isIdent(a1)) {
+      switch (name) {
+        case 'transformList':
+          return this.transformList(target, a0.args, a1.args, a2, a3!, scope);
+        case 'transformMap':
+        case 'transformMapEntry':
+          return this.transformMap(name, target, a0.args, a1.args, a2, a3!, scope);
+        default:
+          return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** Plans a comprehension body with one or two iteration variables in new slots. */
+  private loopScope(scope: Scope | undefined, first: string, second: string | undefined): { scope: Scope; slot1: number; slot2: number } {
+    const slot1 = this.newSlot();
+    let inner: Scope = { name: first, slot: slot1, parent: scope };
+    let slot2 = -1;
+    if (second !== undefined) {
+      slot2 = this.newSlot();
+      inner = { name: second, slot: slot2, parent: inner };
+    }
+    return { scope: inner, slot1, slot2 };
+  }
+
+  /** all / exists: short-circuit on the deciding value; otherwise an error, if any, wins. */
+  private quantifier(name: 'all' | 'exists', target: EngineNode, v1: string, v2: string | undefined, body: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
+    const pred = this.plan(body, inner);
+    const deciding = name === 'exists';
+    const step = 1 + countNodes(body);
+    return (s) => {
+      const { first, second } = loopValues(range(s), slot2 >= 0);
+      let error: CelRuntimeError | undefined;
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        if (second !== undefined) s.slots[slot2] = second[i];
+        const v = attempt(pred, s);
+        if (v === deciding) return deciding;
+        if (v !== !deciding) error ??= v instanceof CelRuntimeError ? v : noSuchOverload(name, v);
+      }
+      if (error !== undefined) throw error;
+      return !deciding;
+    };
+  }
+
+  private existsOne(target: EngineNode, v1: string, v2: string | undefined, body: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
+    const pred = this.plan(body, inner);
+    const step = 1 + countNodes(body);
+    return (s) => {
+      const { first, second } = loopValues(range(s), slot2 >= 0);
+      let count = 0;
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        if (second !== undefined) s.slots[slot2] = second[i];
+        if (boolResult(pred(s), 'exists_one')) count++;
+      }
+      return count === 1;
+    };
+  }
+
+  private mapMacro(target: EngineNode, v: string, filterNode: EngineNode | undefined, transformNode: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1 } = this.loopScope(scope, v, undefined);
+    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
+    const transform = this.plan(transformNode, inner);
+    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
+    return (s) => {
+      const { first } = loopValues(range(s), false);
+      const out: unknown[] = [];
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        if (filter === undefined || boolResult(filter(s), 'map')) out.push(transform(s));
+      }
+      return out;
+    };
+  }
+
+  private filter(target: EngineNode, v: string, predNode: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1 } = this.loopScope(scope, v, undefined);
+    const pred = this.plan(predNode, inner);
+    const step = 1 + countNodes(predNode);
+    return (s) => {
+      const { first } = loopValues(range(s), false);
+      const out: unknown[] = [];
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        if (boolResult(pred(s), 'filter')) out.push(first[i]);
+      }
+      return out;
+    };
+  }
+
+  private transformList(target: EngineNode, v1: string, v2: string, filterNode: EngineNode | undefined, transformNode: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
+    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
+    const transform = this.plan(transformNode, inner);
+    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
+    return (s) => {
+      const { first, second } = loopValues(range(s), true);
+      const out: unknown[] = [];
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        s.slots[slot2] = second![i];
+        if (filter === undefined || boolResult(filter(s), 'transformList')) out.push(transform(s));
+      }
+      return out;
+    };
+  }
+
+  private transformMap(
+    name: 'transformMap' | 'transformMapEntry',
+    target: EngineNode,
+    v1: string,
+    v2: string,
+    filterNode: EngineNode | undefined,
+    transformNode: EngineNode,
+    scope: Scope | undefined,
+  ): Eval {
+    const range = this.plan(target, scope);
+    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
+    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
+    const transform = this.plan(transformNode, inner);
+    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
+    return (s) => {
+      const { first, second } = loopValues(range(s), true);
+      const out = new Map<unknown, unknown>();
+      for (let i = 0; i < first.length; i++) {
+        s.tick(step);
+        s.slots[slot1] = first[i];
+        s.slots[slot2] = second![i];
+        if (filter !== undefined && !boolResult(filter(s), name)) continue;
+        const value = transform(s);
+        if (name === 'transformMap') insertEntry(out, first[i], value);
+        else {
+          if (!isMap(value)) throw noSuchOverload('cel.@mapInsert', out, value);
+          for (const [k, v] of mapEntries(value as CelMap)) insertEntry(out, k, v);
+        }
+      }
+      return finishMap(out);
+    };
+  }
+
+  private optMap(name: 'optMap' | 'optFlatMap', target: EngineNode, v: string, body: EngineNode, scope: Scope | undefined): Eval {
+    const receiver = this.plan(target, scope);
+    const slot = this.newSlot();
+    const expr = this.plan(body, { name: v, slot, parent: scope });
+    return (s) => {
+      const o = receiver(s);
+      if (!(o instanceof CelOptional)) throw noSuchOverload(name, o);
+      if (!o.hasValue()) return o;
+      s.slots[slot] = o.value();
+      const r = expr(s);
+      if (name === 'optMap') return CelOptional.of(r);
+      if (!(r instanceof CelOptional)) throw noSuchOverload(name, r);
+      return r;
+    };
+  }
+}
+
+/** Plans an expression's AST. */
+export function plan(root: EngineNode, options: PlanOptions): Plan {
+  const planner = new Planner(options);
+  const evaluate = planner.plan(root, undefined);
+  return { evaluate, slotCount: planner.slotCount };
+}
