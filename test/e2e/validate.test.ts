@@ -122,3 +122,60 @@ test('npm start (serve --dev) prints a registration and a curl example that gets
   assert.equal(response.status.code, 403);
   assert.equal(response.status.message, `pods "privileged-demo" is forbidden: ValidatingAdmissionPolicy 'deny-privileged.static.k8s.io' with binding 'deny-privileged-binding.static.k8s.io' denied request: privileged containers are not allowed`);
 });
+
+/** request fixture → [allowed, code, message after "denied request: " or the whole guard message] */
+const matrix: Record<string, [boolean, number?, string?]> = {
+  'pod-create-allowed': [true],
+  'pod-create-privileged': [false, 403, `pods "p1" is forbidden: ValidatingAdmissionPolicy 'pods-no-privileged.static.k8s.io' with binding 'pods-no-privileged.static.k8s.io' denied request: privileged containers are not allowed`],
+  'pod-status-update': [false, 422, `pods "p1" is forbidden: ValidatingAdmissionPolicy 'pod-status.static.k8s.io' with binding 'pod-status.static.k8s.io' denied request: status messages may not say forbidden`],
+  'pod-exec-connect-secure': [false, 403, `pods "p1" is forbidden: ValidatingAdmissionPolicy 'no-exec-in-secure.static.k8s.io' with binding 'no-exec-in-secure.static.k8s.io' denied request: exec into p1 is disabled in namespace secure`],
+  'pod-exec-connect-default': [true],
+  'deployment-create-3': [true],
+  'deployment-update-10': [false, 422, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas.static.k8s.io' with binding 'max-replicas.static.k8s.io' denied request: replicas must be at most 5, got 10`],
+  'deployment-scale-50': [false, 422, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas.static.k8s.io' with binding 'max-replicas.static.k8s.io' denied request: replicas must be at most 5, got 50`],
+  'namespace-create-no-team': [false, 422, `namespaces "team-a" is forbidden: ValidatingAdmissionPolicy 'namespace-team.static.k8s.io' with binding 'namespace-team.static.k8s.io' denied request: namespaces need a team label`],
+  'namespace-create-team': [true],
+  'namespace-delete-protected': [false, 403, `namespaces "team-a" is forbidden: ValidatingAdmissionPolicy 'namespace-protected.static.k8s.io' with binding 'namespace-protected.static.k8s.io' denied request: namespace team-a is protected`],
+  'configmap-create-cm1': [true],
+  'configmap-delete-cm-prot': [true],
+  'vap-create-static-name': [false, 422, 'ValidatingAdmissionPolicy.admissionregistration.k8s.io "sneaky.static.k8s.io" is invalid: metadata.name: Invalid value: "sneaky.static.k8s.io": names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API'],
+  'vap-create-team-policy': [true],
+  'vap-delete-locked': [false, 403, `validatingadmissionpolicies.admissionregistration.k8s.io "team-policy" is forbidden: ValidatingAdmissionPolicy 'locked-policies.static.k8s.io' with binding 'locked-policies.static.k8s.io' denied request: policy team-policy is locked`],
+  'subjectaccessreview-create': [true],
+};
+
+test('pods, deployments, namespaces, configmaps and admission objects; CREATE, UPDATE, DELETE, CONNECT, subresources', async (t) => {
+  const { dir, cleanup } = tempDir('sad-e2e-matrix-');
+  t.after(cleanup);
+  const policies = join(root, 'testdata/admission/matrix/policies');
+  writeFiles(dir, { 'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${policies}\n` });
+  const certs = await generateDevCertificates({ parentDir: dir });
+  const daemon = spawnDaemon(['serve', '--admission-config', join(dir, 'admission-config.yaml'), '--health-bind-address', '127.0.0.1:0',
+    '--secure-port', '0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile]);
+  t.after(() => stop(daemon));
+  const url = await waitFor('the admission listener', () => /"Serving admission webhooks" url="([^"]+)"/.exec(daemon.stderr())?.[1], daemon);
+
+  for (const [name, [allowed, code, message]] of Object.entries(matrix)) {
+    const body = readFileSync(join(root, `testdata/admission/matrix/requests/${name}.json`));
+    const res = await post(`${url}/validate?timeout=5s`, certs.caPEM, body);
+    assert.equal(res.status, 200, `${name}: ${res.body}`);
+    const response = (JSON.parse(res.body) as { response: { uid: string; allowed: boolean; status?: { code: number; message: string } } }).response;
+    assert.equal(response.uid, (JSON.parse(body.toString()) as { request: { uid: string } }).request.uid, name);
+    assert.equal(response.allowed, allowed, `${name}: ${res.body}`);
+    if (!allowed) {
+      assert.equal(response.status?.code, code, name);
+      assert.equal(response.status?.message, message, name);
+    }
+  }
+  // Warn + Audit: admitted with upstream's warning and annotations
+  const cm = await post(`${url}/validate`, certs.caPEM, readFileSync(join(root, 'testdata/admission/matrix/requests/configmap-create-cm1.json')));
+  assert.deepEqual((JSON.parse(cm.body) as { response: unknown }).response, {
+    uid: 'm-12', allowed: true,
+    warnings: ["Validation failed for ValidatingAdmissionPolicy 'configmap-size.static.k8s.io' with binding 'configmap-size.static.k8s.io': configmaps should carry no data here"],
+    auditAnnotations: {
+      'validation.policy.admission.k8s.io_validation_failure': '[{"message":"configmaps should carry no data here","policy":"configmap-size.static.k8s.io","binding":"configmap-size.static.k8s.io","expressionIndex":0,"validationActions":["Warn","Audit"]}]',
+      'configmap-size.static.k8s.io_data-keys': '1',
+    },
+  });
+  assert.equal(await stop(daemon), 0);
+});
