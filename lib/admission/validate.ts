@@ -1,10 +1,14 @@
 // The /validate chain for one request: the built-in static-name guard, then the ValidatingAdmissionPolicy plugin
 // (the ValidatingAdmissionWebhook plugin joins here with the webhook milestone). One AdmissionResponse comes out.
+//
+// Split for the worker pool (lib/admission/pool): startValidation runs the guard and the matching on the calling
+// thread and either answers at once (nothing to evaluate) or returns the plan; finishValidation turns the plan's
+// evaluations — computed here or on a worker — into the answer. validateRequest does both on the calling thread.
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { PolicyHook } from '../manifest/compile.js';
 import { staticNameGuard } from './guard.js';
-import { dispatchValidatingPolicies } from './validating/dispatcher.js';
-import type { PolicyCheck } from './validating/dispatcher.js';
+import { applyValidatingPolicies, evaluatePlan, planValidatingPolicies } from './validating/dispatcher.js';
+import type { PolicyCheck, PolicyEvaluation, ValidatingPlan, ValidatingVerdict } from './validating/dispatcher.js';
 
 export interface ValidateInput {
   readonly request: AdmissionRequest;
@@ -18,6 +22,16 @@ export interface ValidateOutcome {
   readonly checks: readonly PolicyCheck[];
 }
 
+/** A request that still needs its policies evaluated: `plan.evaluate` is not empty. */
+export interface PendingValidation {
+  readonly request: AdmissionRequest;
+  readonly plan: ValidatingPlan;
+  /** the guard's warning (gate off), put first in the answer */
+  readonly guardWarning: string | undefined;
+}
+
+export type ValidationStart = { readonly done: ValidateOutcome } | { readonly pending: PendingValidation };
+
 /**
  * Audit annotation keys as a webhook must return them: the apiserver prefixes `<webhook name>/`, so a key may not
  * carry a `/` of its own. `<policy>/<key>` is answered as `<policy>_<key>`; `review` shows the same answer.
@@ -26,12 +40,8 @@ export function webhookAnnotationKey(key: string): string {
   return key.replaceAll('/', '_');
 }
 
-export function validateRequest(input: ValidateInput): ValidateOutcome {
-  const uid = input.request.uid ?? '';
-  const guard = staticNameGuard(input.request, input.manifestGateEnabled);
-  if (!guard.allowed) return { response: { uid, allowed: false, status: guard.status }, checks: [] };
-  const verdict = dispatchValidatingPolicies(input.policies, input.request);
-  const warnings = guard.warning === undefined ? [...verdict.warnings] : [guard.warning, ...verdict.warnings];
+function outcome(uid: string, verdict: ValidatingVerdict, guardWarning: string | undefined): ValidateOutcome {
+  const warnings = guardWarning === undefined ? [...verdict.warnings] : [guardWarning, ...verdict.warnings];
   const response: AdmissionResponse = { uid, allowed: verdict.allowed };
   if (verdict.status) response.status = verdict.status;
   if (warnings.length > 0) response.warnings = warnings;
@@ -40,4 +50,27 @@ export function validateRequest(input: ValidateInput): ValidateOutcome {
     response.auditAnnotations = Object.fromEntries(keys.map((k) => [webhookAnnotationKey(k), verdict.auditAnnotations[k]!]));
   }
   return { response, checks: verdict.checks };
+}
+
+/** The guard and the matching, on the calling thread: the answer when nothing needs evaluating, else the plan. */
+export function startValidation(input: ValidateInput): ValidationStart {
+  const uid = input.request.uid ?? '';
+  const guard = staticNameGuard(input.request, input.manifestGateEnabled);
+  if (!guard.allowed) return { done: { response: { uid, allowed: false, status: guard.status }, checks: [] } };
+  const plan = planValidatingPolicies(input.policies, input.request);
+  if (plan.evaluate.length === 0) return { done: outcome(uid, applyValidatingPolicies(plan, input.request, []), guard.warning) };
+  return { pending: { request: input.request, plan, guardWarning: guard.warning } };
+}
+
+/** The answer from the plan's evaluations (one per `plan.evaluate` entry, in order). */
+export function finishValidation(pending: PendingValidation, evaluations: readonly PolicyEvaluation[]): ValidateOutcome {
+  const verdict = applyValidatingPolicies(pending.plan, pending.request, evaluations);
+  return outcome(pending.request.uid ?? '', verdict, pending.guardWarning);
+}
+
+/** The whole chain on the calling thread. */
+export function validateRequest(input: ValidateInput): ValidateOutcome {
+  const start = startValidation(input);
+  if ('done' in start) return start.done;
+  return finishValidation(start.pending, evaluatePlan(start.pending.plan, start.pending.request));
 }

@@ -3,8 +3,8 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { AdmissionConfigError } from '../config/admission-config.js';
 import { startHealthServer } from '../health/server.js';
-import { validateRequest } from '../admission/validate.js';
-import type { PolicyHook } from '../manifest/compile.js';
+import { defaultPoolThreads, PolicyPool } from '../admission/pool/pool.js';
+import { createValidateHandler } from '../admission/pool/validate-handler.js';
 import { createValidatingPolicyMetrics } from '../metrics/policy.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
 import type { DevCertificates } from '../server/dev-cert.js';
@@ -35,6 +35,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'health-bind-address', type: 'string', default: '127.0.0.1:9444', usage: 'host:port of the plain-HTTP /metrics, /livez, /readyz, /healthz listener' },
   { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
+  { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
   { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
@@ -56,6 +57,8 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   if (!dev && (certFile === '' || keyFile === '')) {
     throw new UsageError('--tls-cert-file and --tls-private-key-file are required: the apiserver calls this daemon over HTTPS (or run with --dev for a throw-away certificate)');
   }
+  const workers = flagNumber(flags, 'workers');
+  if (!Number.isInteger(workers) || workers < 0) throw new UsageError(`invalid --workers ${workers}: must be 0 (evaluate on the main thread) or more`);
   let setup;
   let gates;
   try {
@@ -101,12 +104,41 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     }
   }
 
+  const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
+  // The policy pool: the workers compile the current snapshot now, and every reloaded one as it comes.
+  const pool = policies && workers > 0
+    ? new PolicyPool({ threads: workers, snapshot: policies.current(), plugin: policies.plugin, registry, logger: log.with('policy-pool') })
+    : undefined;
+  if (pool && policies) {
+    policies.on('reload', (event) => {
+      const snapshot = policies.current();
+      if (event.outcome === 'reloaded' && snapshot) pool.publish(snapshot);
+    });
+    // Before any listener opens: once ready, every worker holds the compiled policies (later snapshots are compiled
+    // as they come; a request matched against one a worker has not compiled yet waits for it).
+    try {
+      await pool.ready(120_000);
+    } catch (err) {
+      log.error(err, 'Failed to start the policy worker pool', { workers });
+      await pool.close();
+      return 1;
+    }
+    log.info('Started the policy worker pool', { workers });
+  }
+  const validate = createValidateHandler({
+    snapshot: () => policies?.current(),
+    pool,
+    manifestGateEnabled: gates.ManifestBasedAdmissionControlConfig,
+    policyMetrics,
+  });
+
   let shuttingDown = false;
   let admissionListening = false;
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
   const readyz: HealthCheck[] = [
     ping,
     ...sources.map((s) => ({ name: `manifests-loaded/${s.plugin}`, check: () => (s.hasSynced() ? undefined : 'initial load not complete') })),
+    ...(pool ? [{ name: 'policy-workers', check: () => (pool.threads > 0 ? undefined : 'no policy worker thread is running') }] : []),
     // ready only once the apiserver can reach us: systemd orders the kubelet (and so the apiserver) after /readyz
     { name: 'admission-listener', check: () => (admissionListening ? undefined : 'the HTTPS admission listener is not serving yet') },
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
@@ -116,14 +148,13 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     health = await startHealthServer({ bindAddress: flagString(flags, 'health-bind-address'), registry, livez: () => [ping], readyz: () => readyz });
   } catch (err) {
     log.error(err, 'Failed to start the health listener', { address: flagString(flags, 'health-bind-address') });
+    await pool?.close();
     return 1;
   }
   log.info('Serving health and metrics', { url: health.url });
 
   let devCerts: DevCertificates | undefined;
   let admission: AdmissionServer;
-  const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
-  const manifestGateEnabled = gates.ManifestBasedAdmissionControlConfig;
   try {
     devCerts = dev && certFile === '' ? await generateDevCertificates() : undefined;
     admission = await startAdmissionServer({
@@ -135,20 +166,16 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
         ...(flagString(flags, 'client-ca-file') === '' ? {} : { clientCAFile: flagString(flags, 'client-ca-file') }),
       },
       routes: {
-        '/validate': async (review) => {
-          const snapshot = policies?.current();
-          const hooks: readonly PolicyHook[] = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
-          const { response, checks } = validateRequest({ request: review.request, policies: hooks, manifestGateEnabled });
-          policyMetrics.recordChecks(checks);
-          return response;
-        },
+        '/validate': (review, ctx) => validate.handle(review, ctx),
       },
+      onTimeout: (review, info) => validate.onTimeout(review, info),
       logger: log.with('server'),
       registry,
     });
   } catch (err) {
     log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
     await health.close();
+    await pool?.close();
     devCerts?.cleanup();
     return 1;
   }
@@ -168,6 +195,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   await admission.close();
   stop.abort();
   await Promise.all(loops);
+  await pool?.close();
   await health.close();
   devCerts?.cleanup();
   return 0;

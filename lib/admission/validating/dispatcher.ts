@@ -1,14 +1,23 @@
 // The ValidatingAdmissionPolicy plugin for one request (upstream's validating dispatcher): match every static
 // policy and its bindings, evaluate, apply each binding's validationActions, and answer as the in-tree plugin would.
+//
+// In three steps, so that evaluation can run on another thread (lib/admission/pool) while matching and the
+// answer stay on the main thread:
+//   planValidatingPolicies   matching: which policies apply, which bindings, with which kind/resource (cheap)
+//   evaluatePlannedPolicy    CEL: one evaluation per applying policy (shared by all its matched bindings)
+//   applyValidatingPolicies  each matched binding's validationActions on that evaluation → the verdict and Status
+// dispatchValidatingPolicies runs the three in a row on the calling thread.
 import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { ValidatingAdmissionPolicyBinding } from '../../api/types.js';
 import type { PolicyHook } from '../../manifest/compile.js';
+import { prepareActivation } from '../../cel/index.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
-import type { Matched } from '../matching/index.js';
-import { policyActivation } from '../activation.js';
+import type { Matched, PolicyHookDecision } from '../matching/index.js';
+import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import type { MatchedTarget } from '../activation.js';
 import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
-import type { PolicyDecision, ValidateResult } from './validator.js';
+import type { CompiledPolicy, PolicyDecision, ValidateResult } from './validator.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -42,50 +51,158 @@ interface Denial {
   readonly reason: string | undefined;
 }
 
-export function dispatchValidatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest): ValidatingVerdict {
+/** One policy the request reached (its constraints matched, or could not be decided). */
+export interface PlannedPolicy {
+  /** index of the hook in the snapshot's hooks (what crosses to a worker instead of the hook itself) */
+  readonly hook: number;
+  readonly policy: CompiledPolicy;
+  readonly bindings: readonly ValidatingAdmissionPolicyBinding[];
+  readonly decision: PolicyHookDecision;
+  /** set when at least one binding matched: the policy is evaluated once, invoked with this kind/resource */
+  readonly target: Matched | undefined;
+}
+
+/** What matching decided for one request; `evaluate` lists the indexes into `policies` that need an evaluation. */
+export interface ValidatingPlan {
+  readonly policies: readonly PlannedPolicy[];
+  readonly evaluate: readonly number[];
+}
+
+/** One evaluation of a policy for a request. */
+export interface PolicyEvaluation {
+  readonly value: ValidateResult;
+  readonly seconds: number;
+}
+
+const emptyPlan: ValidatingPlan = Object.freeze({ policies: Object.freeze([]), evaluate: Object.freeze([]) });
+
+/** Matching on the calling thread: every hook's constraints, then its bindings. Nothing is evaluated here. */
+export function planValidatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest): ValidatingPlan {
+  if (hooks.length === 0 || isExcludedFromPolicies(request)) return emptyPlan;
+  const policies: PlannedPolicy[] = [];
+  const evaluate: number[] = [];
+  for (let i = 0; i < hooks.length; i++) {
+    const hook = hooks[i]!;
+    const decision = matchPolicyHook(hook, request);
+    if (decision.policy.matches === false) continue;
+    let target: Matched | undefined;
+    if (decision.policy.matches === true) {
+      if (decision.bindings.some((b) => b.matches === true)) target = decision.policy;
+      // no binding matched, none undecidable: nothing to do for this policy
+      else if (!decision.bindings.some((b) => b.matches === 'undecidable')) continue;
+    }
+    if (target !== undefined) evaluate.push(policies.length);
+    policies.push({ hook: i, policy: compiledPolicy(hook), bindings: hook.bindings as readonly ValidatingAdmissionPolicyBinding[], decision, target });
+  }
+  return policies.length === 0 ? emptyPlan : { policies, evaluate };
+}
+
+/**
+ * The request as evaluation reads it: the CEL activation (object, oldObject, request, params, namespaceObject)
+ * converted from JSON once per request and invocation target, shared by every policy invoked with that target.
+ * The conversion costs as much as several expressions; per policy only `variables` is new.
+ */
+export class EvaluationRequest {
+  readonly request: AdmissionRequest;
+  #shared: Record<string, unknown> | undefined;
+  #bases: Array<{ readonly target: MatchedTarget; readonly base: Record<string, unknown> }> = [];
+
+  constructor(request: AdmissionRequest) {
+    this.request = request;
+  }
+
+  /** The activation without `variables` for `target` (upstream's matchKind/matchResource in `request`). */
+  base(target: MatchedTarget): Record<string, unknown> {
+    for (const b of this.#bases) if (b.target === target || sameTarget(b.target, target)) return b.base;
+    this.#shared ??= prepareActivation({
+      object: this.request.object ?? null,
+      oldObject: this.request.oldObject ?? null,
+      params: null,
+      namespaceObject: celNamespaceObject(this.request),
+    });
+    const base = { ...this.#shared, ...prepareActivation({ request: celRequest(this.request, target) }) };
+    this.#bases.push({ target, base });
+    return base;
+  }
+}
+
+function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
+  return a.subResource === b.subResource &&
+    a.kind.group === b.kind.group && a.kind.version === b.kind.version && a.kind.kind === b.kind.kind &&
+    a.resource.group === b.resource.group && a.resource.version === b.resource.version && a.resource.resource === b.resource.resource;
+}
+
+const noVariables: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Evaluates one policy for the request, invoked as `target`. */
+export function evaluatePlannedPolicy(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget): PolicyEvaluation {
+  const started = process.hrtime.bigint();
+  const base = request.base(target);
+  const activation = { ...base, variables: policy.variables.length === 0 ? noVariables : lazyVariables(policy.variables, base) };
+  const value = validatePolicy(policy, activation);
+  return { value, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+/** Every evaluation a plan needs, on the calling thread: one per entry of `plan.evaluate`, in that order. */
+export function evaluatePlan(plan: ValidatingPlan, request: AdmissionRequest): PolicyEvaluation[] {
+  if (plan.evaluate.length === 0) return [];
+  const prepared = new EvaluationRequest(request);
+  return plan.evaluate.map((i) => {
+    const p = plan.policies[i]!;
+    return evaluatePlannedPolicy(p.policy, prepared, p.target!);
+  });
+}
+
+/**
+ * The evaluation of every policy of `plan` failing with `message` (a worker that died or overran): each policy's
+ * failurePolicy decides, as for a CEL evaluation error — Fail denies with the message, Ignore admits.
+ */
+export function failedEvaluations(plan: ValidatingPlan, message: string, seconds = 0): PolicyEvaluation[] {
+  return plan.evaluate.map((i) => {
+    const action = plan.policies[i]!.policy.failurePolicy === 'Ignore' ? 'admit' : 'deny';
+    return { value: { decisions: [{ action, evaluation: 'error', message, index: -1 }], auditAnnotations: [] }, seconds };
+  });
+}
+
+/**
+ * Applies each matched binding's validationActions to its policy's evaluation and answers as the in-tree plugin
+ * would. `evaluations` holds one entry per `plan.evaluate` entry, in the same order.
+ */
+export function applyValidatingPolicies(plan: ValidatingPlan, request: AdmissionRequest, evaluations: readonly PolicyEvaluation[]): ValidatingVerdict {
   const denials: Denial[] = [];
   const warnings: string[] = [];
   const annotations: Record<string, string> = {};
   const checks: PolicyCheck[] = [];
-  if (isExcludedFromPolicies(request)) return { allowed: true, warnings, auditAnnotations: annotations, checks };
 
   const addAnnotation = (key: string, value: string): void => {
     // admission attributes never overwrite an annotation: the first value stays
     if (!(key in annotations)) annotations[key] = value;
   };
 
-  for (const hook of hooks) {
-    const policy = compiledPolicy(hook);
-    const decision = matchPolicyHook(hook, request);
+  let next = 0;
+  for (let p = 0; p < plan.policies.length; p++) {
+    const { policy, bindings, decision } = plan.policies[p]!;
     if (decision.policy.matches === 'undecidable') {
       if (policy.failurePolicy === 'Fail') denials.push({ policy: policy.name, binding: undefined, message: `failed to configure policy: ${decision.policy.error}`, reason: undefined });
       continue;
     }
-    if (decision.policy.matches !== true) continue;
-    const target: Matched = decision.policy;
-
-    // Without params every binding sees the same evaluation: compute it once, on the first matching binding.
-    let result: { value: ValidateResult; seconds: number } | undefined;
-    const evaluateOnce = (): { value: ValidateResult; seconds: number } => {
-      if (!result) {
-        const started = process.hrtime.bigint();
-        const value = validatePolicy(policy, policyActivation(request, target, policy.variables));
-        result = { value, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
-      }
-      return result;
-    };
+    let evaluation: PolicyEvaluation | undefined;
+    if (plan.evaluate[next] === p) {
+      evaluation = evaluations[next];
+      next++;
+      if (evaluation === undefined) throw new Error(`no evaluation for ValidatingAdmissionPolicy '${policy.name}'`);
+    }
 
     const collected = new Map<string, string[]>();
-    hook.bindings.forEach((b, i) => {
-      const binding = b as ValidatingAdmissionPolicyBinding;
+    bindings.forEach((binding, i) => {
       const bindingName = binding.metadata?.name ?? '';
       const bindingDecision = decision.bindings[i]!;
       if (bindingDecision.matches === 'undecidable') {
         if (policy.failurePolicy === 'Fail') denials.push({ policy: policy.name, binding: bindingName, message: `failed to configure binding: ${bindingDecision.error}`, reason: undefined });
         return;
       }
-      if (!bindingDecision.matches) return;
-      const { value, seconds } = evaluateOnce();
+      if (!bindingDecision.matches || evaluation === undefined) return;
+      const { value, seconds } = evaluation;
       const actions = binding.spec?.validationActions ?? [];
       let checked = false;
       const check = (d: Pick<PolicyDecision, 'evaluation'>, enforcementAction: PolicyCheck['enforcementAction']): void => {
@@ -136,4 +253,10 @@ export function dispatchValidatingPolicies(hooks: readonly PolicyHook[], request
   const status = forbiddenStatus(request, message, first.reason || 'Invalid');
   status.details = { ...status.details, causes: [{ message }] };
   return { allowed: false, status, warnings, auditAnnotations: annotations, checks };
+}
+
+/** The whole plugin for one request on the calling thread: plan, evaluate, apply. */
+export function dispatchValidatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest): ValidatingVerdict {
+  const plan = planValidatingPolicies(hooks, request);
+  return applyValidatingPolicies(plan, request, evaluatePlan(plan, request));
 }

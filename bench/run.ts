@@ -1,0 +1,247 @@
+// Hot-path benchmark (npm run bench): in one run, on loopback, with keep-alive HTTPS connections,
+//   (a) a bare Node HTTPS server answering a fixed allowed AdmissionReview (bench/bare-server.ts),
+//   (b) the daemon — the real executable, `serve` — evaluating in its policy worker pool (--workers default),
+//   (c) the same daemon evaluating on the main thread (--workers 0),
+// each with the 20 Pod Security Standards-style policies (40 expressions) of testdata/bench/policies on the 4 KB
+// pod review testdata/bench/pod-review.json. Each server is its own process; the load generator is this one.
+//
+// Prints the maximum throughput (closed loop: several connections, each sending as soon as its answer is in;
+// rounds alternate between servers and ratios are medians of per-round pairs, so drifting machine load cancels
+// out), p50/p99 at fixed offered rates (open loop), server CPU per request, the ratios b/a and b/c, and the bars:
+//   b's max throughput >= 50% of a's;  b's p99 at 1,000 req/s < 2 ms.
+//
+// Flags: --seconds N (closed-loop round length, default 3), --rounds N (default 3), --connections N (default 16),
+// --open-seconds N (default 3), --rates 250,500,1000, --workers N (pool size of b; default: the daemon's).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
+import { createCertificateAuthority } from '../lib/server/dev-cert.js';
+import { closedLoop, newAgent, openLoop, percentile, postOnce } from './load.js';
+import type { LoadResult, Target } from './load.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const num = (name: string, def: number): number => (args.has(name) ? Number(args.get(name)) : def);
+const roundSeconds = num('seconds', 3);
+const rounds = num('rounds', 3);
+const connections = num('connections', 16);
+const openSeconds = num('open-seconds', 3);
+const rates = (args.get('rates') ?? '250,500,1000').split(',').map(Number);
+const poolWorkers = num('workers', defaultPoolThreads());
+
+interface Server {
+  readonly key: 'a' | 'b' | 'c';
+  readonly label: string;
+  readonly child: ChildProcess;
+  readonly target: Target;
+  readonly deny?: Target;
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+function cpuSeconds(pid: number): number {
+  // utime + stime of every thread of the process, in clock ticks (USER_HZ = 100)
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function httpStatus(url: string): Promise<number> {
+  return new Promise((r) => {
+    const req = httpGet(url, (res) => {
+      res.resume();
+      r(res.statusCode ?? 0);
+    });
+    req.on('error', () => r(0));
+  });
+}
+
+async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmt = (n: number, d = 2): string => (Number.isFinite(n) ? n.toFixed(d) : '—');
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const tmp = mkdtempSync(join(tmpdir(), 'sad-bench-'));
+  const children: ChildProcess[] = [];
+  const cleanup = (): void => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  process.on('exit', cleanup);
+  try {
+    const ca = await createCertificateAuthority('bench CA');
+    const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
+    const certFile = join(tmp, 'tls.crt');
+    const keyFile = join(tmp, 'tls.key');
+    writeFileSync(certFile, serving.certPEM);
+    writeFileSync(keyFile, serving.keyPEM);
+    const policiesDir = join(root, 'testdata', 'bench', 'policies');
+    const config = join(tmp, 'admission-config.yaml');
+    writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: ${policiesDir}
+`);
+    const bodyFile = join(root, 'testdata', 'bench', 'pod-review.json');
+    const body = readFileSync(bodyFile);
+    const review = JSON.parse(body.toString('utf8')) as { request: { uid: string; object: { spec: { containers: Array<{ securityContext: Record<string, unknown> }> } } } };
+    const uid = review.request.uid;
+    review.request.object.spec.containers[0]!.securityContext.privileged = true;
+    const privileged = Buffer.from(JSON.stringify(review));
+
+    const target = (port: number, b: Buffer, expect: string): Target => ({ url: new URL(`https://127.0.0.1:${port}/validate?timeout=10s`), ca: ca.certPEM, body: b, expect });
+    const allowed = `"uid":"${uid}","allowed":true`;
+    const denied = "denied request: privileged containers are not allowed";
+
+    const servers: Server[] = [];
+    {
+      const port = await freePort();
+      const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'bare-server.js'), String(port), certFile, keyFile, uid], { stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(child);
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+      await until('the bare server', () => out.includes('listening'));
+      servers.push({ key: 'a', label: 'a  bare HTTPS server', child, target: target(port, body, allowed) });
+    }
+    for (const [key, workers] of [['b', poolWorkers], ['c', 0]] as const) {
+      const port = await freePort();
+      const health = await freePort();
+      const child = spawn(process.execPath, [
+        join(root, 'dist', 'cmd', 'static-admissiond.js'), 'serve',
+        '--admission-config', config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
+        '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
+        '--workers', String(workers), '--reload-interval', '1h', '--logging-format', 'json',
+      ], { stdio: ['ignore', 'ignore', 'pipe'] });
+      children.push(child);
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+      child.on('exit', (code) => { if (code !== 0 && code !== null) process.stderr.write(`daemon ${key} exited ${code}:\n${err}\n`); });
+      await until(`daemon ${key} ready`, async () => (await httpStatus(`http://127.0.0.1:${health}/readyz`)) === 200);
+      servers.push({
+        key,
+        label: key === 'b' ? `b  daemon, policy pool (${workers} worker${workers === 1 ? '' : 's'})` : 'c  daemon, main-thread evaluation',
+        child,
+        target: target(port, body, allowed),
+        deny: target(port, privileged, denied),
+      });
+    }
+
+    // Every server answers what it should before anything is measured.
+    const agents = new Map(servers.map((s) => [s.key, newAgent(Math.max(connections, 64))]));
+    for (const s of servers) {
+      const agent = agents.get(s.key)!;
+      if (!(await postOnce(s.target, agent))) throw new Error(`${s.label} did not answer the pod review with allowed:true`);
+      if (s.deny && !(await postOnce(s.deny, agent))) throw new Error(`${s.label} did not deny the privileged pod`);
+    }
+
+    const header = [
+      `static-admissiond hot-path benchmark — Node ${process.version}, ${availableParallelism()} CPUs (availableParallelism), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `request: ${bodyFile.slice(root.length + 1)} (${body.length} B), policies: testdata/bench/policies (20 policies, 40 expressions, all admit the pod), pool: ${poolWorkers} worker(s)`,
+      'servers run as separate processes; the load generator (this process) uses HTTPS keep-alive connections on 127.0.0.1',
+    ];
+    console.log(header.join('\n'));
+
+    // warm-up: JIT, connections, worker caches
+    for (const s of servers) await closedLoop(s.target, agents.get(s.key)!, connections, 1.5);
+
+    // maximum throughput: closed loop, rounds alternating between servers
+    const perRound = new Map<string, number[]>(servers.map((s) => [s.key, []]));
+    const cpu = new Map<string, { server: number; client: number; n: number }>(servers.map((s) => [s.key, { server: 0, client: 0, n: 0 }]));
+    const closedLatency = new Map<string, number[]>(servers.map((s) => [s.key, []]));
+    for (let r = 0; r < rounds; r++) {
+      for (const s of servers) {
+        const c0 = cpuSeconds(s.child.pid!);
+        const u0 = process.cpuUsage();
+        const res = await closedLoop(s.target, agents.get(s.key)!, connections, roundSeconds);
+        const u = process.cpuUsage(u0);
+        const c = cpu.get(s.key)!;
+        c.server += cpuSeconds(s.child.pid!) - c0;
+        c.client += (u.user + u.system) / 1e6;
+        c.n += res.completed;
+        if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests in round ${r + 1}`);
+        perRound.get(s.key)!.push(res.completed / res.seconds);
+        closedLatency.get(s.key)!.push(percentile(res.latencies.sort(), 50));
+      }
+    }
+    const max = new Map(servers.map((s) => [s.key, median(perRound.get(s.key)!)]));
+    const pairedRatio = (x: string, y: string): number => median(perRound.get(x)!.map((v, i) => v / perRound.get(y)![i]!));
+
+    console.log(`\nmaximum throughput — closed loop, ${connections} connections, ${rounds} rounds × ${roundSeconds} s, median (rounds)`);
+    console.log(`${'server'.padEnd(42)}${'req/s'.padStart(8)}   ${'rounds'.padEnd(22)}${'p50 ms'.padStart(8)}${'server CPU µs/req'.padStart(20)}${'client CPU µs/req'.padStart(20)}`);
+    for (const s of servers) {
+      const c = cpu.get(s.key)!;
+      console.log(`${s.label.padEnd(42)}${max.get(s.key)!.toFixed(0).padStart(8)}   ${perRound.get(s.key)!.map((v) => v.toFixed(0)).join('/').padEnd(22)}${fmt(median(closedLatency.get(s.key)!)).padStart(8)}${(c.server / c.n * 1e6).toFixed(0).padStart(20)}${(c.client / c.n * 1e6).toFixed(0).padStart(20)}`);
+    }
+
+    // latency at fixed offered rates: open loop
+    const open = new Map<string, Map<number, LoadResult>>(servers.map((s) => [s.key, new Map()]));
+    for (const rate of rates) {
+      for (const s of servers) {
+        const res = await openLoop(s.target, agents.get(s.key)!, rate, openSeconds);
+        res.latencies.sort();
+        open.get(s.key)!.set(rate, res);
+      }
+    }
+    console.log(`\nlatency at fixed offered rates — open loop, ${openSeconds} s per rate, timed from when each request was due: p50 / p99 ms (achieved req/s)`);
+    console.log(`${'server'.padEnd(42)}${rates.map((r) => `${r} req/s`.padStart(26)).join('')}`);
+    for (const s of servers) {
+      const cells = rates.map((rate) => {
+        const res = open.get(s.key)!.get(rate)!;
+        const errors = res.errors > 0 ? ` ${res.errors} err` : '';
+        return `${fmt(percentile(res.latencies, 50))} / ${fmt(percentile(res.latencies, 99))} (${(res.completed / res.seconds).toFixed(0)})${errors}`.padStart(26);
+      });
+      console.log(`${s.label.padEnd(42)}${cells.join('')}`);
+    }
+
+    const ba = pairedRatio('b', 'a');
+    const bc = pairedRatio('b', 'c');
+    const ca_ = pairedRatio('c', 'a');
+    console.log(`\nratios (median of per-round paired ratios): b/a = ${fmt(ba)}   b/c = ${fmt(bc)}   c/a = ${fmt(ca_)}`);
+    const p99at1000 = open.get('b')!.has(1000) ? percentile(open.get('b')!.get(1000)!.latencies, 99) : NaN;
+    const bar1 = ba >= 0.5;
+    const bar2 = p99at1000 < 2;
+    console.log('bars:');
+    console.log(`  b max throughput >= 50% of a's          b/a = ${fmt(ba)}            ${bar1 ? 'PASS' : 'FAIL'}`);
+    console.log(`  b p99 at 1,000 req/s < 2 ms              p99 = ${fmt(p99at1000)} ms       ${bar2 ? 'PASS' : 'FAIL'}`);
+    console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    for (const agent of agents.values()) agent.destroy();
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await delay(200);
+    cleanup();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

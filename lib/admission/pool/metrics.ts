@@ -1,0 +1,85 @@
+// Metrics of the policy worker pool, under the daemon's own prefix (kube-apiserver has no equivalent). Gauges are
+// read from Piscina when Prometheus scrapes; nothing is updated per request but one histogram observation and one
+// counter increment.
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Registry } from 'prom-client';
+
+/** Why a request's evaluation did not come back from the pool (the request is answered by the failure policy). */
+export type WorkerFailureReason =
+  /** the worker thread exited while the task was in flight */
+  | 'crash'
+  /** the request deadline passed before the worker answered */
+  | 'timeout'
+  /** a worker was terminated because it was still evaluating a task past that task's deadline */
+  | 'overrun'
+  /** the task failed on the worker (its snapshot never arrived, an internal error) */
+  | 'error';
+
+export interface PoolGaugeSource {
+  /** Piscina tasks (batches of requests) waiting in its queue (beyond every worker's concurrentTasksPerWorker) */
+  queueSize(): number;
+  /** how busy the workers were since the previous call, 0 to 1 */
+  utilization(): number;
+  threads(): number;
+  inFlight(): number;
+}
+
+export interface PoolMetrics {
+  taskStarted(): void;
+  taskDone(seconds: number): void;
+  failure(reason: WorkerFailureReason, n?: number): void;
+}
+
+/** Task duration buckets: from 50µs (a bare hop) to 10s (the default request timeout). */
+export const taskDurationBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createPoolMetrics(registry: Registry, source: PoolGaugeSource): PoolMetrics {
+  // One set per registry: a second pool on the same registry (tests) reports through the first one's metrics.
+  const get = <T>(name: string, create: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? create();
+  get('static_admissiond_policy_pool_queue_depth', () => new Gauge({
+    name: 'static_admissiond_policy_pool_queue_depth',
+    help: 'Policy evaluation tasks (each a batch of requests) waiting in the pool\'s queue because every worker already holds its maximum of tasks.',
+    registers: [registry],
+    collect() { this.set(source.queueSize()); },
+  }));
+  get('static_admissiond_policy_pool_utilization', () => new Gauge({
+    name: 'static_admissiond_policy_pool_utilization',
+    help: 'Share of time the policy worker threads were busy since the previous scrape, 0 to 1 (mean event-loop utilization of the workers).',
+    registers: [registry],
+    collect() { this.set(source.utilization()); },
+  }));
+  get('static_admissiond_policy_pool_threads', () => new Gauge({
+    name: 'static_admissiond_policy_pool_threads',
+    help: 'Policy worker threads currently in the pool.',
+    registers: [registry],
+    collect() { this.set(source.threads()); },
+  }));
+  get('static_admissiond_policy_pool_tasks_in_flight', () => new Gauge({
+    name: 'static_admissiond_policy_pool_tasks_in_flight',
+    help: 'Admission requests whose policies are being evaluated by the pool (queued or running).',
+    registers: [registry],
+    collect() { this.set(source.inFlight()); },
+  }));
+  const tasks = get('static_admissiond_policy_pool_tasks_total', () => new Counter({
+    name: 'static_admissiond_policy_pool_tasks_total',
+    help: 'Admission requests sent to the policy worker pool (one task per request that matched a policy).',
+    registers: [registry],
+  }));
+  const duration = get('static_admissiond_policy_task_duration_seconds', () => new Histogram({
+    name: 'static_admissiond_policy_task_duration_seconds',
+    help: 'Time from handing a request to the policy worker pool to having its evaluations back on the main thread (queue, hand-off and evaluation).',
+    buckets: taskDurationBuckets,
+    registers: [registry],
+  }));
+  const failures = get('static_admissiond_policy_worker_failures_total', () => new Counter({
+    name: 'static_admissiond_policy_worker_failures_total',
+    help: 'Policy evaluations that did not come back from the worker pool, answered by the failure policy of the affected policies, by reason (crash, timeout, overrun, error).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }));
+  return {
+    taskStarted: () => tasks.inc(),
+    taskDone: (seconds) => duration.observe(seconds),
+    failure: (reason, n = 1) => failures.inc({ reason }, n),
+  };
+}

@@ -1,0 +1,79 @@
+// What the main thread and the policy workers tell each other outside the tasks themselves: the worker's startup
+// data, the snapshot messages on the pool's BroadcastChannel, and the shared watchdog table.
+//
+// Snapshots travel on a BroadcastChannel (one per pool, named in workerData), not on `pool.threads[i].postMessage`:
+// Piscina 5's worker treats every message on its parentPort as its startup handshake, so a message posted there
+// kills the worker. The channel reaches every worker, including ones Piscina starts later to replace a dead one.
+import type { LoadedManifests } from '../../manifest/load.js';
+import type { PluginName } from '../../manifest/plugins.js';
+
+/** One snapshot as the workers receive it: the loaded manifests (JSON), compiled by each worker once. */
+export interface SnapshotData {
+  readonly plugin: PluginName;
+  readonly hash: string;
+  readonly manifests: LoadedManifests;
+}
+
+export interface PolicyWorkerData {
+  /** the BroadcastChannel name of this pool */
+  readonly channel: string;
+  /** the snapshot current when the pool started (a worker started later may get a newer one on the channel) */
+  readonly snapshot: SnapshotData | undefined;
+  /** compiled snapshots a worker keeps (current plus the previous, for requests matched just before a reload) */
+  readonly maxSnapshots: number;
+  /** how long a task waits for a snapshot its worker has not compiled yet (further bounded by the task's deadline) */
+  readonly snapshotWaitMs: number;
+  /** the watchdog table (see watchdogLayout) */
+  readonly watchdog: SharedArrayBuffer;
+  /** test-only request uids that make the worker exit or hang (see workers/policy-worker.ts) */
+  readonly testHooks: boolean;
+}
+
+/** Main → workers. `to` set: only that worker (by threadId) installs it; unset: every worker does. */
+export interface SnapshotMessage extends SnapshotData {
+  readonly type: 'snapshot';
+  readonly to?: number;
+}
+
+/** Worker → main: a task names a snapshot this worker does not have. */
+export interface NeedMessage {
+  readonly type: 'need';
+  readonly hash: string;
+  readonly threadId: number;
+}
+
+/** Worker → main: a worker started, holding these snapshots. */
+export interface HelloMessage {
+  readonly type: 'hello';
+  readonly threadId: number;
+  readonly hashes: readonly string[];
+}
+
+/** Worker → main: a snapshot is compiled and ready on this worker (or failed to compile there). */
+export interface CompiledMessage {
+  readonly type: 'compiled';
+  readonly hash: string;
+  readonly threadId: number;
+  readonly error?: string;
+}
+
+export type ChannelMessage = SnapshotMessage | NeedMessage | HelloMessage | CompiledMessage;
+
+/**
+ * The watchdog table, one slot per worker: Int32 owner threadId (claimed with compareExchange), Float64 deadline
+ * (epoch ms) of the task the worker is evaluating right now, 0 when idle. The main thread terminates a worker still
+ * busy past that deadline.
+ */
+export function watchdogLayout(buffer: SharedArrayBuffer): { owners: Int32Array; busyUntil: Float64Array; slots: number } {
+  const slots = Math.floor(buffer.byteLength / 12);
+  const ownersBytes = Math.ceil((slots * 4) / 8) * 8;
+  return { owners: new Int32Array(buffer, 0, slots), busyUntil: new Float64Array(buffer, ownersBytes, slots), slots };
+}
+
+export function createWatchdogBuffer(slots: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(Math.ceil((slots * 4) / 8) * 8 + slots * 8);
+}
+
+/** Request uids the worker reacts to when testHooks is set. */
+export const testHookExit = 'static-admissiond-test:exit-worker';
+export const testHookHang = 'static-admissiond-test:hang-worker';
