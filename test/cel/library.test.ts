@@ -302,10 +302,7 @@ describe('library.Format', () => {
   });
   it('validate() returns the upstream messages for an invalid value', () => {
     assert.deepEqual(celValueToJson(evaluate("format.dns1123Label().validate('ABC')")), [
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".replace(
-        ',  or',
-        ', or',
-      ),
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
     ]);
     assert.deepEqual(celValueToJson(evaluate("format.dns1123Label().validate('a.b')")), ['must not contain dots']);
     assert.deepEqual(celValueToJson(evaluate("format.uri().validate('foo')")), ['parse "foo": invalid URI for request']);

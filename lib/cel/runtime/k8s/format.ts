@@ -6,99 +6,11 @@ import { arity, defineGlobal, defineMember, stringArg } from '../functions.js';
 import { parseTimestamp } from '../time.js';
 import { CelObject, CelOptional, celType, noSuchOverload } from '../values.js';
 import { FORMAT_NAMES } from './format-names.js';
+import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maskTrailingDash } from '../../../validation/names.js';
 import { requestURIError } from './url.js';
 
 const FORMAT_TYPE = celType('kubernetes.NamedFormat');
 
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${fmt}')`;
-}
-
-const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-const EMPTY_ERROR = 'must be non-empty';
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
-
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_FMT}$`);
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-const DNS1035_LABEL = new RegExp(`^${DNS1035_LABEL_FMT}$`);
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
-const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
-
-export function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!DNS1123_LABEL.test(value)) {
-    if (DNS1123_SUBDOMAIN.test(value)) errs.push('must not contain dots');
-    else errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
-  }
-  return errs;
-}
-
-export function isDNS1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
-  if (!DNS1123_SUBDOMAIN.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
-  return errs;
-}
-
-export function isDNS1035Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!DNS1035_LABEL.test(value)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
-  return errs;
-}
-
-export function isQualifiedName(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  switch (parts.length) {
-    case 1:
-      name = parts[0]!;
-      break;
-    case 2: {
-      const prefix = parts[0]!;
-      name = parts[1]!;
-      if (prefix.length === 0) errs.push(`prefix part ${EMPTY_ERROR}`);
-      else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
-      break;
-    }
-    default:
-      return [
-        `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-      ];
-  }
-  if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-export function isValidLabelValue(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!LABEL_VALUE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
-  return errs;
-}
-
-/** apimachinery api/validation maskTrailingDash: prefixes of generated names may end with '-'. */
-function maskTrailingDash(s: string): string {
-  return s.length > 1 && s.endsWith('-') ? `${s.slice(0, -1)}a` : s;
-}
 
 const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
