@@ -618,11 +618,13 @@ describe('readers never observe a partial set', () => {
       if (e.outcome === 'reloaded') seen.add(h.source.current()!);
     });
 
+    // Each file is replaced atomically (temp + rename), as the README asks of writers: an in-place rewrite has a
+    // truncated moment in which an empty b.yaml is skipped (as upstream) and p2, p3 alone form a valid set.
     const failed = nextEvent<ReloadEvent>(h.source, 'reload', (e) => e.outcome === 'load-failed', 'the half-applied change to fail');
-    await writeFile(join(h.dir, 'a.yaml'), newA);
+    await writeAtomically(join(h.dir, 'a.yaml'), newA);
     await failed;
     assert.equal(h.source.current()!.hash, oldHash, 'half the change is not installed');
-    await writeFile(join(h.dir, 'b.yaml'), newB);
+    await writeAtomically(join(h.dir, 'b.yaml'), newB);
     await converge(h, finalHash, 'the complete change to be loaded');
     sampling = false;
     await sampler;
