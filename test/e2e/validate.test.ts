@@ -179,3 +179,46 @@ test('pods, deployments, namespaces, configmaps and admission objects; CREATE, U
   });
   assert.equal(await stop(daemon), 0);
 });
+
+test('a runaway expression is stopped by the cost limit, answered by its failure policy, and the daemon keeps serving', async (t) => {
+  const { dir, cleanup } = tempDir('sad-e2e-runaway-');
+  t.after(cleanup);
+  writeFiles(dir, {
+    'policies/p.yaml': `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: quadratic.static.k8s.io}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  validations:
+  - expression: "object.?data.orValue({}).all(a, object.?data.orValue({}).all(b, a != '' && b != ''))"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: quadratic.static.k8s.io}
+spec: {policyName: quadratic.static.k8s.io, validationActions: [Deny]}
+`,
+    'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+  });
+  const certs = await generateDevCertificates({ parentDir: dir });
+  const daemon = spawnDaemon(['serve', '--admission-config', join(dir, 'admission-config.yaml'), '--health-bind-address', '127.0.0.1:0',
+    '--secure-port', '0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile]);
+  t.after(() => stop(daemon));
+  const url = await waitFor('the admission listener', () => /"Serving admission webhooks" url="([^"]+)"/.exec(daemon.stderr())?.[1], daemon);
+
+  const review = JSON.parse(readFileSync(join(root, 'testdata/admission/captures/002-validate-CREATE-ConfigMap-cm1.json'), 'utf8')) as { request: { object: { data: Record<string, string> } } };
+  const small = JSON.stringify(review);
+  // 2,000 keys: the nested comprehension needs ~4,000,000 iterations, over the 1,000,000 per-call budget
+  review.request.object.data = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 'v']));
+  const started = Date.now();
+  const runaway = await post(`${url}/validate?timeout=10s`, certs.caPEM, JSON.stringify(review));
+  const response = (JSON.parse(runaway.body) as { response: { allowed: boolean; status: { message: string } } }).response;
+  assert.equal(response.allowed, false, 'failurePolicy Fail denies');
+  assert.match(response.status.message, /denied request: expression '.*' resulted in error: operation cancelled: actual cost limit exceeded$/);
+  assert.ok(Date.now() - started < 10_000, 'stopped well before the request deadline');
+
+  const ok = await post(`${url}/validate?timeout=5s`, certs.caPEM, small);
+  assert.equal((JSON.parse(ok.body) as { response: { allowed: boolean } }).response.allowed, true, 'the daemon keeps serving');
+  assert.equal(await stop(daemon), 0);
+});
