@@ -1,6 +1,6 @@
 // Field-level validation errors, rendered exactly like k8s.io/apimachinery/pkg/util/validation/field (v0.36):
 // Error.Error() is "<field>: <ErrorBody()>" and ErrorList.ToAggregate().Error() joins them as "[a, b]".
-import { goJsonMarshal, goQuote } from './go-format.js';
+import { goJsonMarshal, goQuote } from '../../validation/go-format.js';
 
 export type FieldErrorType =
   | 'Required value'

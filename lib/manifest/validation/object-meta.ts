@@ -3,7 +3,7 @@
 import type { ManagedFieldsEntry, ObjectMeta, OwnerReference } from '../../api/types.js';
 import { forbidden, invalid, Named, Path, required, tooLong } from './field-error.js';
 import type { FieldError } from './field-error.js';
-import { byteLength, isGoPrint } from './go-format.js';
+import { byteLength, isGoPrint } from '../../validation/go-format.js';
 import { isQualifiedName, nameIsDNSSubdomain } from './names.js';
 import { validateLabels } from './selectors.js';
 

@@ -18,7 +18,7 @@ import { checkExpression, defaultCompiler, supportsObjectConstruction } from './
 import type { ExpressionCompiler, PatchKind, ValidationOptions } from './cel.js';
 import { duplicate, forbidden, invalid, Named, notSupported, Path, required } from './field-error.js';
 import type { FieldError } from './field-error.js';
-import { byteLength, goTrimSpace } from './go-format.js';
+import { byteLength, goTrimSpace } from '../../validation/go-format.js';
 import {
   isCELIdentifier,
   isDNS1035Label,

@@ -13,7 +13,7 @@ import type { ExpressionCompiler, ValidationOptions } from './cel.js';
 import { duplicate, invalid, Named, notSupported, Path, required, tooMany } from './field-error.js';
 import type { FieldError } from './field-error.js';
 import type { CelEnvironment } from '../../cel/index.js';
-import { goTrimSpace } from './go-format.js';
+import { goTrimSpace } from '../../validation/go-format.js';
 import { isDNS1035Label, isFullyQualifiedName, validateQualifiedName } from './names.js';
 import { validateObjectMeta } from './object-meta.js';
 import {

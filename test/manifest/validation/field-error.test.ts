@@ -15,7 +15,7 @@ import {
   tooLong,
   tooMany,
 } from '../../../lib/manifest/validation/index.js';
-import { goJsonMarshal, goQuote, goTrimSpace } from '../../../lib/manifest/validation/go-format.js';
+import { goJsonMarshal, goQuote, goTrimSpace } from '../../../lib/validation/go-format.js';
 
 describe('FieldError.toString (field.Error.Error)', () => {
   const cases: ReadonlyArray<{ name: string; error: FieldError; text: string }> = [

@@ -7,7 +7,7 @@ import { parseTimestamp } from '../time.js';
 import { CelObject, CelOptional, celType, noSuchOverload } from '../values.js';
 import { FORMAT_NAMES } from './format-names.js';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maskTrailingDash } from '../../../validation/names.js';
-import { requestURIError } from './url.js';
+import { requestURIError } from '../../../validation/go-url.js';
 
 const FORMAT_TYPE = celType('kubernetes.NamedFormat');
 
