@@ -136,7 +136,8 @@ async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
     const review = JSON.parse(utf8(task.review)) as { request?: AdmissionRequest };
     const request = review.request ?? {};
     if (data.testHooks) testHook(request.uid);
-    const prepared = new EvaluationRequest(request);
+    // this review was parsed here for this task alone: its objects become CEL values in place
+    const prepared = new EvaluationRequest(request, { ownsObjects: true });
     const evaluations: PolicyEvaluation[] = [];
     for (const m of task.matches) {
       const policy = snapshot.policies[m.hook];

@@ -1,7 +1,7 @@
 // The CEL variables a policy sees for one request (cel.CreateAdmissionRequest and CreateNamespaceObject upstream),
 // with this daemon's namespace rule: a namespace is known only by its kubernetes.io/metadata.name label.
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../api/admission.js';
-import { prepareActivation } from '../cel/index.js';
+import { CelActivation } from '../cel/index.js';
 import type { CompiledExpression } from '../cel/index.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
@@ -53,9 +53,9 @@ export interface CompiledVariable {
  * `variables` in CEL: each composition variable evaluated at most once per request, on first use, later ones able
  * to read earlier ones. An evaluation error is remembered and raised again wherever the variable is read.
  */
-export function lazyVariables(variables: readonly CompiledVariable[], activation: Record<string, unknown>): Record<string, unknown> {
+export function lazyVariables(variables: readonly CompiledVariable[], activation: CelActivation | Record<string, unknown>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  const scope = { ...activation, variables: values };
+  const scope = activation instanceof CelActivation ? activation.withVariables(values) : { ...activation, variables: values };
   for (const v of variables) {
     let state: { done: false } | { done: true; value: unknown } | { done: true; error: unknown } = { done: false };
     Object.defineProperty(values, v.name, {
@@ -77,13 +77,13 @@ export function lazyVariables(variables: readonly CompiledVariable[], activation
 }
 
 /** The activation for one request and target; JSON is converted to CEL values once here, not per expression. */
-export function policyActivation(request: AdmissionRequest, target: MatchedTarget, variables: readonly CompiledVariable[]): Record<string, unknown> {
-  const base = prepareActivation({
+export function policyActivation(request: AdmissionRequest, target: MatchedTarget, variables: readonly CompiledVariable[]): CelActivation {
+  const base = CelActivation.of({
     object: request.object ?? null,
     oldObject: request.oldObject ?? null,
     request: celRequest(request, target),
     params: null,
     namespaceObject: celNamespaceObject(request),
   });
-  return { ...base, variables: lazyVariables(variables, base) };
+  return base.withVariables(lazyVariables(variables, base));
 }

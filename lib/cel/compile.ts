@@ -35,6 +35,7 @@ import { asEngineError, engineFor, functionNames, parseProgram, standaloneEnviro
 import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
+import { CelActivation } from './activation.js';
 import { EvalState, plan } from './runtime/index.js';
 import type { EvalOptions, Plan } from './runtime/index.js';
 import type { EngineError, EngineProgram } from './engine.js';
@@ -123,13 +124,19 @@ function createCompiled(
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
   const { evaluate: run, slotCount } = planned;
-  const evaluate = (activation: Record<string, unknown>, options?: EvalOptions): unknown => {
-    // Declared variables the caller leaves out are null, as upstream binds them (oldObject on CREATE…);
-    // `variables` is passed through untouched so that lazily computed entries stay lazy.
-    const context: Record<string, unknown> = {};
-    for (const name of names) {
-      const value = activation[name];
-      context[name] = name === 'variables' ? (value ?? EMPTY_VARIABLES) : toCelValue(value ?? null);
+  const evaluate = (activation: Record<string, unknown> | CelActivation, options?: EvalOptions): unknown => {
+    let context: Readonly<Record<string, unknown>>;
+    // A prepared activation is read as it is: one fixed shape for every expression, nothing converted again.
+    if (activation instanceof CelActivation) context = activation as unknown as Readonly<Record<string, unknown>>;
+    else {
+      // Declared variables the caller leaves out are null, as upstream binds them (oldObject on CREATE…);
+      // `variables` is passed through untouched so that lazily computed entries stay lazy.
+      const built: Record<string, unknown> = {};
+      for (const name of names) {
+        const value = activation[name];
+        built[name] = name === 'variables' ? (value ?? EMPTY_VARIABLES) : toCelValue(value ?? null);
+      }
+      context = built;
     }
     try {
       return run(new EvalState(context, slotCount, options));

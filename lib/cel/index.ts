@@ -21,6 +21,7 @@ export {
   prepareActivation,
 } from './compile.js';
 export type { StandaloneCompileRequest } from './compile.js';
+export { CelActivation } from './activation.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
 export { constructionTypeOf } from './objects.js';
 export { celValueToJson, toCelValue } from './values.js';

@@ -1,5 +1,6 @@
 // The public shapes of the CEL compile layer: what callers ask to compile and what they get back.
 // Nothing here runs; see compile.ts for the behaviour.
+import type { CelActivation } from './activation.js';
 
 /** Limits of one evaluation. */
 export interface EvaluationOptions {
@@ -65,7 +66,7 @@ export interface CompiledExpression {
    * (`operation cancelled: actual cost limit exceeded`) or the deadline passes / the signal aborts
    * (`operation interrupted`).
    */
-  evaluate(activation: Record<string, unknown>, options?: EvaluationOptions): unknown;
+  evaluate(activation: Record<string, unknown> | CelActivation, options?: EvaluationOptions): unknown;
 }
 
 /** Upstream's `apiservercel.ErrorType` of a failed compilation: how a caller reports it as a field error. */

@@ -49,6 +49,41 @@ export function toCelValue(value: unknown): unknown {
 }
 
 
+function convertInPlace(value: unknown): unknown {
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'number' || (typeof v === 'object' && v !== null)) value[i] = convertInPlace(v);
+    }
+    return value;
+  }
+  if (!isPlainObject(value)) return value;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (typeof v === 'number' || (typeof v === 'object' && v !== null)) {
+      const c = convertInPlace(v);
+      if (c !== v) setOwn(value, key, c);
+    }
+  }
+  return value;
+}
+
+/**
+ * toCelValue without the copy, for a JSON value nobody else holds (just parsed from bytes, as on a policy worker):
+ * its integral numbers are replaced by BigInt in place and the value itself is returned. Saves allocating a second
+ * tree per request; never use it on a value that is serialized or read as JSON afterwards.
+ */
+export function adoptAsCelValue(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && converted.has(value)) return value;
+  const result = convertInPlace(value);
+  if (typeof result === 'object' && result !== null) converted.add(result);
+  return result;
+}
+
 /**
  * A JSON-serializable copy of a CEL result: int and uint become numbers, maps objects, sets arrays, bytes
  * base64, timestamps RFC 3339 strings, durations `"<seconds>s"`, an optional its value (or null when empty).

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { celValueToJson, compileExpression, toCelValue } from '../../lib/cel/index.js';
+import { CelActivation, celValueToJson, compileExpression, toCelValue } from '../../lib/cel/index.js';
+import { adoptAsCelValue } from '../../lib/cel/values.js';
 
 function evaluate(expression: string): unknown {
   const result = compileExpression({ expression, environment: 'mutatingPolicy' });
@@ -26,6 +27,34 @@ describe('toCelValue', () => {
   it('returns its own results unchanged', () => {
     const once = toCelValue({ a: 1 });
     assert.equal(toCelValue(once), once);
+  });
+});
+
+describe('adoptAsCelValue', () => {
+  it('converts like toCelValue, in place', () => {
+    const text = '{"a": 1, "b": -2, "c": 0.5, "d": [3, "x", true, null, [4]], "e": {"f": 1e3}, "g": 18446744073709551616}';
+    const input = JSON.parse(text) as Record<string, unknown>;
+    const out = adoptAsCelValue(input);
+    assert.equal(out, input);
+    assert.deepEqual(out, toCelValue(JSON.parse(text)));
+    assert.equal(adoptAsCelValue(out), out);
+  });
+
+  it('keeps a "__proto__" key as data and the prototype untouched', () => {
+    const input = JSON.parse('{"__proto__": {"x": 1}, "n": 2}') as Record<string, unknown>;
+    adoptAsCelValue(input);
+    assert.deepEqual(Object.keys(input), ['__proto__', 'n']);
+    assert.equal(Object.getPrototypeOf(input), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(input, '__proto__')?.value, { x: 1n });
+  });
+
+  it('gives the same answers through CelActivation.adopt as through CelActivation.of', () => {
+    const pod = '{"spec": {"replicas": 3, "containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}}';
+    const compiled = compileExpression({ expression: 'object.spec.replicas + 1 == 4 && object.spec.containers[0].ports[0].containerPort == 80', environment: 'validatingPolicy' });
+    if (!compiled.ok) assert.fail(compiled.message);
+    assert.equal(compiled.compiled.evaluate(CelActivation.adopt({ object: JSON.parse(pod) })), true);
+    assert.equal(compiled.compiled.evaluate(CelActivation.of({ object: JSON.parse(pod) })), true);
+    assert.equal(compiled.compiled.evaluate({ object: JSON.parse(pod) }), true);
   });
 });
 

@@ -10,7 +10,7 @@
 import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { ValidatingAdmissionPolicyBinding } from '../../api/types.js';
 import type { PolicyHook } from '../../manifest/compile.js';
-import { prepareActivation } from '../../cel/index.js';
+import { CelActivation } from '../../cel/index.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
 import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
@@ -104,23 +104,30 @@ export function planValidatingPolicies(hooks: readonly PolicyHook[], request: Ad
  */
 export class EvaluationRequest {
   readonly request: AdmissionRequest;
-  #shared: Record<string, unknown> | undefined;
-  #bases: Array<{ readonly target: MatchedTarget; readonly base: Record<string, unknown> }> = [];
+  #shared: CelActivation | undefined;
+  #bases: Array<{ readonly target: MatchedTarget; readonly base: CelActivation }> = [];
 
-  constructor(request: AdmissionRequest) {
+  readonly #ownsObjects: boolean;
+
+  /**
+   * `ownsObjects`: request.object and oldObject were parsed for this evaluation alone (a policy worker's own
+   * copy), so they are converted to CEL values in place instead of copied.
+   */
+  constructor(request: AdmissionRequest, options?: { readonly ownsObjects?: boolean }) {
     this.request = request;
+    this.#ownsObjects = options?.ownsObjects === true;
   }
 
   /** The activation without `variables` for `target` (upstream's matchKind/matchResource in `request`). */
-  base(target: MatchedTarget): Record<string, unknown> {
+  base(target: MatchedTarget): CelActivation {
     for (const b of this.#bases) if (b.target === target || sameTarget(b.target, target)) return b.base;
-    this.#shared ??= prepareActivation({
+    this.#shared ??= (this.#ownsObjects ? CelActivation.adopt : CelActivation.of)({
       object: this.request.object ?? null,
       oldObject: this.request.oldObject ?? null,
       params: null,
       namespaceObject: celNamespaceObject(this.request),
     });
-    const base = { ...this.#shared, ...prepareActivation({ request: celRequest(this.request, target) }) };
+    const base = this.#shared.withRequest(celRequest(this.request, target));
     this.#bases.push({ target, base });
     return base;
   }
@@ -132,15 +139,13 @@ function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
     a.resource.group === b.resource.group && a.resource.version === b.resource.version && a.resource.resource === b.resource.resource;
 }
 
-const noVariables: Readonly<Record<string, unknown>> = Object.freeze({});
-
 /** Evaluates one policy for the request, invoked as `target`. */
 export function evaluatePlannedPolicy(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget): PolicyEvaluation {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   const base = request.base(target);
-  const activation = { ...base, variables: policy.variables.length === 0 ? noVariables : lazyVariables(policy.variables, base) };
+  const activation = policy.variables.length === 0 ? base : base.withVariables(lazyVariables(policy.variables, base));
   const value = validatePolicy(policy, activation);
-  return { value, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  return { value, seconds: (performance.now() - started) / 1e3 };
 }
 
 /** Every evaluation a plan needs, on the calling thread: one per entry of `plan.evaluate`, in that order. */

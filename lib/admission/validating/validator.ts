@@ -1,9 +1,12 @@
 // One ValidatingAdmissionPolicy evaluated for one request (upstream's validator.Validate): matchConditions, then
 // every validation with its message rules, then audit annotations. Failures follow the policy's failurePolicy.
 import type { ValidatingAdmissionPolicy } from '../../api/types.js';
-import type { CompiledExpression } from '../../cel/index.js';
+import type { CelActivation, CompiledExpression } from '../../cel/index.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import type { CompiledVariable } from '../activation.js';
+
+/** What expressions are evaluated with: the hot path's prepared activation, or a plain one (tests, tools). */
+type Activation = CelActivation | Record<string, unknown>;
 
 /** celconfig.MaxEvaluatedMessageExpressionSizeBytes */
 const maxMessageBytes = 5 * 1024;
@@ -97,7 +100,7 @@ function evaluationError(expression: string, err: unknown): string {
   return `expression '${expression}' resulted in error: ${errorMessage(err)}`;
 }
 
-function evaluate(compiled: CompiledExpression, activation: Record<string, unknown>): { value: unknown } | { error: string } {
+function evaluate(compiled: CompiledExpression, activation: Activation): { value: unknown } | { error: string } {
   try {
     return { value: compiled.evaluate(activation) };
   } catch (err) {
@@ -109,7 +112,7 @@ function evaluate(compiled: CompiledExpression, activation: Record<string, unkno
  * matchConditions (matchconditions.Matcher): any condition false → the policy does not apply, whatever else
  * happened; otherwise evaluation errors, aggregated, are an error under the failure policy; otherwise it applies.
  */
-function matchConditions(policy: CompiledPolicy, activation: Record<string, unknown>): { matches: boolean } | { error: string } {
+function matchConditions(policy: CompiledPolicy, activation: Activation): { matches: boolean } | { error: string } {
   const errors: string[] = [];
   for (const condition of policy.matchConditions) {
     const result = evaluate(condition.compiled, activation);
@@ -125,7 +128,7 @@ export function aggregateErrors(messages: readonly string[]): string {
   return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
 }
 
-function denyMessage(validation: CompiledValidation, activation: Record<string, unknown>): string {
+function denyMessage(validation: CompiledValidation, activation: Activation): string {
   let message = '';
   if (validation.messageExpression) {
     const result = evaluate(validation.messageExpression, activation);
@@ -140,7 +143,7 @@ function denyMessage(validation: CompiledValidation, activation: Record<string, 
   return message;
 }
 
-export function validatePolicy(policy: CompiledPolicy, activation: Record<string, unknown>): ValidateResult {
+export function validatePolicy(policy: CompiledPolicy, activation: Activation): ValidateResult {
   const onError: DecisionAction = policy.failurePolicy === 'Ignore' ? 'admit' : 'deny';
   if (policy.matchConditions.length > 0) {
     const matched = matchConditions(policy, activation);

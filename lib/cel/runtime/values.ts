@@ -225,7 +225,11 @@ export function noSuchOverload(fn: string, ...args: unknown[]): CelRuntimeError 
 
 /** Own string-keyed property of a plain object, or undefined (never inherited members). */
 export function ownValue(obj: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  const v = obj[key];
+  // CEL values are never functions, so only a function (Object.prototype's members) or `__proto__` can be
+  // inherited: the own-property check is needed for those alone, and field reads stay one property load.
+  if (v === undefined || (typeof v !== 'function' && key !== '__proto__')) return v;
+  return Object.prototype.hasOwnProperty.call(obj, key) ? v : undefined;
 }
 
 /** Sets a key on a plain object as data, even `__proto__`. */

@@ -1,0 +1,58 @@
+// The activation the admission hot path evaluates with (see CelActivation).
+import { adoptAsCelValue, toCelValue } from './values.js';
+
+const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * The admission variables of one evaluation, converted to CEL values once and held in one fixed shape: what the
+ * hot path passes to every expression of a request. Evaluating with a plain activation object instead builds and
+ * converts this per expression (a map lookup and a check per variable), and the differing object shapes make the
+ * runtime's variable reads polymorphic; with this class they cost a field load. Missing variables are null.
+ */
+export class CelActivation {
+  readonly object: unknown;
+  readonly oldObject: unknown;
+  readonly request: unknown;
+  readonly params: unknown;
+  readonly namespaceObject: unknown;
+  /** composition variables (lazily evaluated getters are read as they are) */
+  readonly variables: Readonly<Record<string, unknown>>;
+
+  private constructor(object: unknown, oldObject: unknown, request: unknown, params: unknown, namespaceObject: unknown, variables: Readonly<Record<string, unknown>>) {
+    this.object = object;
+    this.oldObject = oldObject;
+    this.request = request;
+    this.params = params;
+    this.namespaceObject = namespaceObject;
+    this.variables = variables;
+  }
+
+  /** Converts the JSON values once; `variables` is taken as it is. */
+  static of(values: { readonly object?: unknown; readonly oldObject?: unknown; readonly request?: unknown; readonly params?: unknown; readonly namespaceObject?: unknown; readonly variables?: Readonly<Record<string, unknown>> }): CelActivation {
+    return new CelActivation(
+      toCelValue(values.object ?? null), toCelValue(values.oldObject ?? null), toCelValue(values.request ?? null),
+      toCelValue(values.params ?? null), toCelValue(values.namespaceObject ?? null), values.variables ?? EMPTY_VARIABLES,
+    );
+  }
+
+  /**
+   * Like `of`, but object and oldObject are converted in place (adoptAsCelValue): for JSON this thread parsed
+   * for itself and will not read as JSON again.
+   */
+  static adopt(values: { readonly object?: unknown; readonly oldObject?: unknown; readonly request?: unknown; readonly params?: unknown; readonly namespaceObject?: unknown }): CelActivation {
+    return new CelActivation(
+      adoptAsCelValue(values.object ?? null), adoptAsCelValue(values.oldObject ?? null), toCelValue(values.request ?? null),
+      toCelValue(values.params ?? null), toCelValue(values.namespaceObject ?? null), EMPTY_VARIABLES,
+    );
+  }
+
+  /** The same values with another `request` (JSON, converted here): a policy invoked with another matched kind. */
+  withRequest(request: unknown): CelActivation {
+    return new CelActivation(this.object, this.oldObject, toCelValue(request ?? null), this.params, this.namespaceObject, this.variables);
+  }
+
+  /** The same values with a policy's own composition variables. */
+  withVariables(variables: Readonly<Record<string, unknown>>): CelActivation {
+    return new CelActivation(this.object, this.oldObject, this.request, this.params, this.namespaceObject, variables);
+  }
+}
