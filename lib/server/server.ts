@@ -173,6 +173,34 @@ function createServerMetrics(registry: Registry): ServerMetrics {
   };
 }
 
+/**
+ * A request's cancellation, with its AbortSignal made only when a handler asks for it: an AbortController costs
+ * several microseconds to create, on every request, and most handlers never listen.
+ */
+class RequestCancellation {
+  #controller: AbortController | undefined;
+  #reason: Error | undefined;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: Error): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  context(deadline: number): AdmissionContext {
+    const self = this;
+    return { deadline, get signal() { return self.signal; } };
+  }
+}
+
 const tooLarge = (limit: number): ReviewError => new ReviewError(413, 'RequestEntityTooLarge', `request body exceeds the limit of ${limit} bytes`);
 
 /** Reads the body (gunzipping it when `gzip`), rejecting with 413 past `limit` bytes and 400 for broken gzip. */
@@ -226,7 +254,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   const certificates = new ServingCertificates({ ...options.tls, logger: log, registry: options.registry });
   const routes = new Map(Object.entries(options.routes));
   /** one per request from its headers until its answer is written or its connection closes */
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<RequestCancellation>();
   let closing = false;
   const v2 = log.v(2);
   const v4 = log.v(4);
@@ -265,7 +293,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   };
 
   const handle = async (
-    req: IncomingMessage, res: ServerResponse, path: string, query: string, handler: AdmissionHandler | undefined, controller: AbortController, receivedAt: number,
+    req: IncomingMessage, res: ServerResponse, path: string, query: string, handler: AdmissionHandler | undefined, cancellation: RequestCancellation, receivedAt: number,
   ): Promise<void> => {
     const endpoint = path;
     if (handler === undefined) throw new ReviewError(404, 'NotFound', `no admission endpoint at ${JSON.stringify(path)}: expected one of ${[...routes.keys()].join(', ')}`);
@@ -300,15 +328,15 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
         settled = true;
         log.error(err, 'Timeout handler failed', { endpoint, uid: review.request.uid });
         send(res, 500, encodeStatus(500, 'InternalError', `admission deadline exceeded and the timeout handler failed: ${(err as Error).message}`));
-        controller.abort(new Error('deadline exceeded'));
+        cancellation.abort(new Error('deadline exceeded'));
         return;
       }
       v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: review.request.uid, timeoutMs, allowed: response.allowed === true });
       answer(response);
-      controller.abort(new Error('deadline exceeded'));
+      cancellation.abort(new Error('deadline exceeded'));
     }, Math.max(0, deadline - Date.now()));
     try {
-      const response = await handler(review, { deadline, signal: controller.signal });
+      const response = await handler(review, cancellation.context(deadline));
       if (!settled) answer(response);
     } catch (err) {
       if (!settled) {
@@ -332,16 +360,16 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const path = q === -1 ? rawURL : rawURL.slice(0, q);
     const handler = routes.get(path);
     const endpoint = handler === undefined ? 'unknown' : path;
-    const controller = new AbortController();
-    inFlight.add(controller);
+    const cancellation = new RequestCancellation();
+    inFlight.add(cancellation);
     res.once('close', () => {
-      inFlight.delete(controller);
-      if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+      inFlight.delete(cancellation);
+      if (!res.writableFinished) cancellation.abort(new Error('client closed the connection'));
       // code "0": the connection closed before an answer was written
       metrics.requests.inc({ endpoint, code: res.headersSent ? String(res.statusCode) : '0' });
       metrics.duration.observe({ endpoint }, Number(process.hrtime.bigint() - start) / 1e9);
     });
-    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), handler, controller, receivedAt).catch((err: unknown) => {
+    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), handler, cancellation, receivedAt).catch((err: unknown) => {
       if (err instanceof ReviewError) return reject(req, res, endpoint, err);
       log.error(err, 'Admission request failed', { endpoint });
       send(res, 500, encodeStatus(500, 'InternalError', (err as Error).message));
