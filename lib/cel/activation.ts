@@ -46,6 +46,14 @@ export class CelActivation {
     );
   }
 
+  /**
+   * The same values with another `object` (JSON, converted here): the object as mutated so far. `memo` (see
+   * toCelValue) lets successive versions of an object share the conversion of the parts they share.
+   */
+  withObject(object: unknown, memo?: WeakMap<object, unknown>): CelActivation {
+    return new CelActivation(toCelValue(object ?? null, memo), this.oldObject, this.request, this.params, this.namespaceObject, this.variables);
+  }
+
   /** The same values with another `request` (JSON, converted here): a policy invoked with another matched kind. */
   withRequest(request: unknown): CelActivation {
     return new CelActivation(this.object, this.oldObject, toCelValue(request ?? null), this.params, this.namespaceObject, this.variables);

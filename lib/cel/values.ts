@@ -23,27 +23,38 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-function convert(value: unknown): unknown {
+function convert(value: unknown, memo?: WeakMap<object, unknown>): unknown {
   if (typeof value === 'number') {
     return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
   }
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(convert);
-  if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) setOwn(out, key, convert(value[key]));
+  if (memo !== undefined) {
+    const seen = memo.get(value);
+    if (seen !== undefined) return seen;
+  }
+  let out: unknown;
+  if (Array.isArray(value)) out = value.map((v) => convert(v, memo));
+  else if (!isPlainObject(value)) return value;
+  else {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setOwn(copy, key, convert(value[key], memo));
+    out = copy;
+  }
+  memo?.set(value, out);
   return out;
 }
 
 /**
  * A copy of a JSON value (as JSON.parse returns it) in the representation the CEL engine expects: integral
  * numbers become BigInt (CEL int). Objects and arrays are copied; the input is not modified. Passing a value
- * this function returned returns it as is. Limitation: JSON `1.0` arrives as the JS number 1 and becomes an int,
+ * this function returned returns it as is. With `memo`, every JSON object and array converted is remembered, and met
+ * again (the same object, by identity) it is not converted twice: for a caller whose JSON values share subtrees
+ * and are never changed in place (successive versions of an object being mutated). Limitation: JSON `1.0` arrives as the JS number 1 and becomes an int,
  * where Kubernetes would keep a double; integers beyond 2^53 have already lost precision in JSON.parse.
  */
-export function toCelValue(value: unknown): unknown {
+export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unknown {
   if (typeof value === 'object' && value !== null && converted.has(value)) return value;
-  const result = convert(value);
+  const result = convert(value, memo);
   if (typeof result === 'object' && result !== null) converted.add(result);
   return result;
 }

@@ -1,0 +1,226 @@
+// One pass of the MutatingAdmissionPolicy plugin over a request (upstream: policy/generic/policy_dispatcher.go
+// Dispatch for matching and the failure policy, policy/mutating/dispatcher.go dispatchInvocations for the rest):
+//   1. match every policy's constraints and bindings against the object as the pass found it;
+//   2. for each matched (policy, binding), in order: matchConditions, then — unless this is the second pass and the
+//      invocation is not due again — each mutation in spec order on the object as mutated so far;
+//   3. errors (configuration, matchConditions, mutations) are dropped under failurePolicy Ignore; the first one
+//      left denies with its message and reason, every one listed as a cause. A patched object that does not decode
+//      fails the request at once, whatever the failure policy (upstream returns that StatusError directly).
+// Reinvocation follows upstream to the letter, including that a pass in which any mutation was applied makes the
+// IfNeeded invocations before it due again (the versioned attributes are marked dirty on every applied patch).
+import { isDeepStrictEqual } from 'node:util';
+import type { AdmissionRequest, Status } from '../../api/admission.js';
+import type { PolicyHook } from '../../manifest/compile.js';
+import { CelActivation, toCelValue } from '../../cel/index.js';
+import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
+import type { Matched } from '../matching/index.js';
+import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import { forbiddenStatus } from '../status.js';
+import { aggregateErrors } from '../validating/validator.js';
+import { applyMutation } from './patchers.js';
+import type { ObjectKind } from './patchers.js';
+import { compiledMutatingPolicy } from './policy.js';
+import type { CompiledMutatingPolicy } from './policy.js';
+import { invocationKey, PolicyReinvocationState } from './reinvocation.js';
+
+export const pluginName = 'MutatingAdmissionPolicy';
+
+/** One mutation evaluated, for apiserver_mutating_admission_policy_check_* (upstream labels). */
+export interface MutationCheck {
+  readonly policy: string;
+  readonly binding: string;
+  /** `no_error`, `compile_error`, `invalid_error`, `out_of_budget` (mutating/errors.go ErrorType) */
+  readonly errorType: 'no_error' | 'compile_error' | 'invalid_error' | 'out_of_budget';
+  readonly seconds: number;
+}
+
+interface PolicyError {
+  readonly policy: CompiledMutatingPolicy;
+  readonly binding: string | undefined;
+  readonly message: string;
+  readonly reason: string | undefined;
+}
+
+export interface MutatingPass {
+  /** the object after this pass (the input object when nothing applied) */
+  readonly object: unknown;
+  /** set when the request is denied */
+  readonly status?: Status;
+  readonly checks: readonly MutationCheck[];
+}
+
+export interface PassContext {
+  readonly isReinvoke: boolean;
+  readonly state: PolicyReinvocationState;
+  /** the pass changed the object, or an invocation is due again: the chain runs a second pass */
+  setShouldReinvoke(): void;
+  readonly deadline?: number;
+  readonly signal?: AbortSignal;
+}
+
+interface Invocation {
+  readonly policy: CompiledMutatingPolicy;
+  readonly binding: string;
+  readonly target: Matched;
+}
+
+function errorType(message: string): MutationCheck['errorType'] {
+  if (message.startsWith('compilation')) return 'compile_error';
+  if (message.startsWith('validation failed due to running out of cost budget')) return 'out_of_budget';
+  return 'invalid_error';
+}
+
+function objectKind(request: AdmissionRequest, object: unknown): ObjectKind {
+  const o = object as { apiVersion?: unknown; kind?: unknown } | null;
+  if (typeof o?.apiVersion === 'string' && typeof o.kind === 'string') return { apiVersion: o.apiVersion, kind: o.kind };
+  const k = request.kind;
+  const group = k?.group ?? '';
+  return { apiVersion: group === '' ? k?.version ?? '' : `${group}/${k?.version ?? ''}`, kind: k?.kind ?? '' };
+}
+
+/** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
+function policyErrorMessage(e: PolicyError): string {
+  return e.binding === undefined
+    ? `policy ${JSON.stringify(e.policy.name)} denied request: ${e.message}`
+    : `policy '${e.policy.name}' with binding '${e.binding}' denied request: ${e.message}`;
+}
+
+function internalError(message: string): Status {
+  return {
+    metadata: {},
+    status: 'Failure',
+    message: `Internal error occurred: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  } as Status;
+}
+
+/** The denial for the errors left after the failure policy (admission.NewForbidden, message and reason replaced). */
+function denial(request: AdmissionRequest, errors: readonly PolicyError[]): Status {
+  const status = forbiddenStatus(request, 'admission request denied by policy');
+  const messages = errors.map(policyErrorMessage);
+  status.message = messages[0]!;
+  if (errors[0]!.reason) status.reason = errors[0]!.reason;
+  status.details = { ...status.details, causes: messages.map((message) => ({ message })) };
+  return status;
+}
+
+function matchConditions(policy: CompiledMutatingPolicy, activation: CelActivation, options: { deadline?: number; signal?: AbortSignal }): { matches: boolean } | { error: string } {
+  const errors: string[] = [];
+  for (const condition of policy.matchConditions) {
+    try {
+      if (condition.compiled.evaluate(activation, options) === false) return { matches: false };
+    } catch (err) {
+      errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  if (errors.length === 0) return { matches: true };
+  // matchconditions.Matcher: under Ignore an error just means "does not match"
+  return policy.failurePolicy === 'Ignore' ? { matches: false } : { error: aggregateErrors(errors) };
+}
+
+/** Runs one pass of the plugin on `object` (not modified). */
+export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): MutatingPass {
+  const checks: MutationCheck[] = [];
+  // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
+  if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
+
+  const state = ctx.state;
+  const errors: PolicyError[] = [];
+  const invocations: Invocation[] = [];
+  // matching sees the object as this pass found it (upstream matches before the delegate mutates)
+  const matchRequest: AdmissionRequest = { ...request, object };
+  for (const hook of hooks) {
+    const decision = matchPolicyHook(hook, matchRequest);
+    if (decision.policy.matches === false) continue;
+    const policy = compiledMutatingPolicy(hook);
+    if (decision.policy.matches === 'undecidable') {
+      errors.push({ policy, binding: undefined, message: `failed to configure policy: ${decision.policy.error}`, reason: undefined });
+      continue;
+    }
+    const target = decision.policy;
+    hook.bindings.forEach((binding, i) => {
+      const bindingName = binding.metadata?.name ?? '';
+      const d = decision.bindings[i]!;
+      if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
+      else if (d.matches) invocations.push({ policy, binding: bindingName, target });
+    });
+  }
+
+  if (invocations.length > 0) {
+    if (ctx.isReinvoke && state.outputChangedSinceLastInvocation(object)) {
+      // a later plugin changed the object: every eligible policy runs again
+      state.requireReinvokingPreviouslyInvoked();
+    }
+    const options = { ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
+    // Each object the pass sees (the input, then one per applied mutation) is converted to CEL values once, and each
+    // invocation target's `request` once: objects are never changed in place, so identity is enough.
+    const fixed = CelActivation.of({ oldObject: request.oldObject ?? null, params: null, namespaceObject: celNamespaceObject(request) });
+    const withObject = new WeakMap<object, CelActivation>();
+    const celRequests = new Map<Matched, unknown>();
+    const activationFor = (invocation: Invocation, current: unknown): CelActivation => {
+      let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
+      if (base === undefined) {
+        base = fixed.withObject(current, state.celValues);
+        if (typeof current === 'object' && current !== null) withObject.set(current, base);
+      }
+      let celRequest_ = celRequests.get(invocation.target);
+      if (celRequest_ === undefined) celRequests.set(invocation.target, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
+      const invoked = base.withRequest(celRequest_);
+      return invocation.policy.variables.length === 0 ? invoked : invoked.withVariables(lazyVariables(invocation.policy.variables, invoked));
+    };
+    let reachedMutations = false;
+    let dirty = false;
+    for (const invocation of invocations) {
+      const { policy, binding } = invocation;
+      if (policy.matchConditions.length > 0) {
+        const matched = matchConditions(policy, activationFor(invocation, object), options);
+        if ('error' in matched) {
+          errors.push({ policy, binding, message: matched.error, reason: 'Invalid' });
+          continue;
+        }
+        if (!matched.matches) continue;
+      }
+      const key = invocationKey(policy.name, binding);
+      if (ctx.isReinvoke && !state.shouldReinvoke(key)) continue;
+
+      const before = object;
+      for (const mutation of policy.mutations) {
+        reachedMutations = true;
+        // no object (a CONNECT without options): nothing to patch
+        if (object === null || object === undefined) continue;
+        const started = process.hrtime.bigint();
+        const outcome = applyMutation(mutation, activationFor(invocation, object), object, objectKind(request, object), options);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (!outcome.ok) {
+          checks.push({ policy: policy.name, binding, errorType: errorType(outcome.error), seconds });
+          if (outcome.internal) {
+            state.setLastInvocationOutput(object);
+            return { object, status: internalError(outcome.error), checks };
+          }
+          errors.push({ policy, binding, message: outcome.error, reason: 'Invalid' });
+          continue;
+        }
+        checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
+        object = outcome.object;
+        dirty = true;
+      }
+      if (before !== object && !isDeepStrictEqual(before, object)) {
+        // the object changed: the IfNeeded invocations before this one run again
+        state.requireReinvokingPreviouslyInvoked();
+        ctx.setShouldReinvoke();
+      }
+      if (policy.reinvocationPolicy === 'IfNeeded') state.addReinvocable(key);
+    }
+    if (reachedMutations && object !== null && object !== undefined && dirty) {
+      state.requireReinvokingPreviouslyInvoked();
+      ctx.setShouldReinvoke();
+    }
+    state.setLastInvocationOutput(object);
+  }
+
+  const failing = errors.filter((e) => e.policy.failurePolicy !== 'Ignore');
+  if (failing.length > 0) return { object, status: denial(request, failing), checks };
+  return { object, checks };
+}

@@ -1,0 +1,273 @@
+// JSON Patch as a MutatingAdmissionPolicy applies it: upstream encodes the object and applies the patch with
+// gopkg.in/evanphx/json-patch.v4 (Patch.Apply), whose rules differ from RFC 6902 in ways policies can see, and whose
+// error texts reach the answer (`JSON Patch: <error>`):
+// - a path is split on "/" and its first segment is ignored (it is whatever precedes the first "/");
+// - `replace` of a missing object key adds it; `replace` of a missing array index fails;
+// - negative array indexes count from the end; `-` appends for add, and is not an index elsewhere;
+// - `add`/`copy` without a value set null; `copy` of a missing key copies null;
+// - a failed `test` is not an error: the whole patch is dropped and the object stays as it was;
+// - `test` compares only the keys of the document's object (extra keys in the value are ignored).
+// Each error reads as upstream's pkg/errors chain, e.g. `remove operation does not apply: doc is missing path:
+// "/x": missing value`.
+
+export interface PatchOperation {
+  readonly op: string;
+  readonly path: string;
+  /** set only when non-empty, as upstream builds the operation */
+  readonly from?: string;
+  /** absent when the JSONPatch has no value */
+  readonly value?: unknown;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** A failed `test`: upstream applies nothing and reports no error. */
+export class PatchTestFailed extends Error {}
+
+/** An operation that cannot be applied; `message` is evanphx's. */
+export class PatchError extends Error {}
+
+const missing = 'missing value';
+const invalidIndex = 'invalid index referenced';
+
+function wrap(message: string, cause: string): PatchError {
+  return new PatchError(`${message}: ${cause}`);
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** RFC 6901 unescaping as evanphx does it (`~1` then `~0`, in one pass). */
+function decodeKey(part: string): string {
+  return part.replace(/~[01]/g, (m) => (m === '~1' ? '/' : '~'));
+}
+
+/** Go's strconv.Atoi, with its error text. */
+function atoi(key: string): number {
+  if (!/^[+-]?\d+$/.test(key)) throw new PatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`);
+  const n = Number.parseInt(key, 10);
+  if (!Number.isSafeInteger(n)) throw new PatchError(`strconv.Atoi: parsing ${JSON.stringify(key)}: value out of range`);
+  return n;
+}
+
+type Container = { readonly kind: 'doc'; readonly value: JsonObject } | { readonly kind: 'ary'; readonly value: unknown[] };
+
+function unableToAccess(idx: number): PatchError {
+  return wrap(`Unable to access invalid index: ${idx}`, invalidIndex);
+}
+
+function get(c: Container, key: string): unknown {
+  if (c.kind === 'doc') return Object.hasOwn(c.value, key) ? c.value[key] : undefined;
+  const idx = atoi(key);
+  if (idx >= c.value.length || idx < 0) throw unableToAccess(idx);
+  return c.value[idx];
+}
+
+function set(c: Container, key: string, value: unknown): void {
+  if (c.kind === 'doc') setOwn(c.value, key, value);
+  else c.value[atoi(key)] = value;
+}
+
+function add(c: Container, key: string, value: unknown): void {
+  if (c.kind === 'doc') {
+    setOwn(c.value, key, value);
+    return;
+  }
+  if (key === '-') {
+    c.value.push(value);
+    return;
+  }
+  let idx: number;
+  try {
+    idx = atoi(key);
+  } catch (err) {
+    throw wrap(`value was not a proper array index: '${key}'`, (err as Error).message);
+  }
+  const size = c.value.length + 1;
+  if (idx >= size || idx < -size) throw unableToAccess(idx);
+  if (idx < 0) idx += size;
+  c.value.splice(idx, 0, value);
+}
+
+function remove(c: Container, key: string): void {
+  if (c.kind === 'doc') {
+    if (!Object.hasOwn(c.value, key)) throw wrap(`Unable to remove nonexistent key: ${key}`, missing);
+    delete c.value[key];
+    return;
+  }
+  let idx = atoi(key);
+  const len = c.value.length;
+  if (idx >= len || idx < -len) throw unableToAccess(idx);
+  if (idx < 0) idx += len;
+  c.value.splice(idx, 1);
+}
+
+/**
+ * evanphx findObject: the container of the path's last segment and that segment, or undefined. With `owned` (an
+ * operation that writes), every container on the way that is not yet this patch's own is replaced by a shallow copy
+ * first: the patched document shares every untouched subtree with the original, which is never modified.
+ */
+function findObject(root: Container, path: string, owned?: WeakSet<object>): { container: Container; key: string } | undefined {
+  const split = path.split('/');
+  if (split.length < 2) return undefined;
+  let container = root;
+  for (const part of split.slice(1, -1)) {
+    let next: unknown;
+    const key = decodeKey(part);
+    try {
+      next = get(container, key);
+    } catch {
+      return undefined;
+    }
+    if (owned !== undefined && (Array.isArray(next) || isObject(next)) && !owned.has(next)) {
+      // object spread defines own data properties, so a "__proto__" key stays data
+      next = Array.isArray(next) ? [...next] : { ...next };
+      owned.add(next as object);
+      set(container, key, next);
+    }
+    if (Array.isArray(next)) container = { kind: 'ary', value: next };
+    else if (isObject(next)) container = { kind: 'doc', value: next };
+    else return undefined;
+  }
+  return { container, key: decodeKey(split[split.length - 1]!) };
+}
+
+function deepCopy(value: unknown): unknown {
+  return value === undefined ? null : structuredClone(value);
+}
+
+/** lazyNode.equal, with the document's value on the left: an object matches when each of its keys matches. */
+function equalNode(doc: unknown, value: unknown): boolean {
+  if (isObject(doc)) {
+    if (!isObject(value)) return false;
+    return Object.keys(doc).every((k) => Object.hasOwn(value, k) && (doc[k] === null && value[k] === null ? true : equalNode(doc[k], value[k])));
+  }
+  if (Array.isArray(doc)) {
+    return Array.isArray(value) && doc.length === value.length && doc.every((v, i) => equalNode(v, value[i]));
+  }
+  if (isObject(value) || Array.isArray(value)) return false;
+  return JSON.stringify(doc) === JSON.stringify(value);
+}
+
+function valueOf(op: PatchOperation): unknown {
+  return 'value' in op && op.value !== undefined ? structuredClone(op.value) : null;
+}
+
+function applyOne(root: Container, op: PatchOperation, owned: WeakSet<object>): void {
+  const path = op.path;
+  switch (op.op) {
+    case 'add': {
+      const found = findObject(root, path, owned);
+      if (!found) throw wrap(`add operation does not apply: doc is missing path: "${path}"`, missing);
+      try {
+        add(found.container, found.key, valueOf(op));
+      } catch (err) {
+        throw wrap(`error in add for path: '${path}'`, (err as Error).message);
+      }
+      return;
+    }
+    case 'remove': {
+      const found = findObject(root, path, owned);
+      if (!found) throw wrap(`remove operation does not apply: doc is missing path: "${path}"`, missing);
+      try {
+        remove(found.container, found.key);
+      } catch (err) {
+        throw wrap(`error in remove for path: '${path}'`, (err as Error).message);
+      }
+      return;
+    }
+    case 'replace': {
+      const found = findObject(root, path, owned);
+      if (!found) throw wrap(`replace operation does not apply: doc is missing path: ${path}`, missing);
+      try {
+        get(found.container, found.key);
+      } catch {
+        throw wrap(`replace operation does not apply: doc is missing key: ${path}`, missing);
+      }
+      set(found.container, found.key, valueOf(op));
+      return;
+    }
+    case 'move': {
+      if (op.from === undefined) throw wrap('move operation failed to decode from', `operation, missing from field: ${missing}`);
+      const source = findObject(root, op.from, owned);
+      if (!source) throw wrap(`move operation does not apply: doc is missing from path: ${op.from}`, missing);
+      let value: unknown;
+      try {
+        value = get(source.container, source.key);
+        remove(source.container, source.key);
+      } catch (err) {
+        throw wrap(`error in move for path: '${source.key}'`, (err as Error).message);
+      }
+      const target = findObject(root, path, owned);
+      if (!target) throw wrap(`move operation does not apply: doc is missing destination path: ${path}`, missing);
+      try {
+        add(target.container, target.key, value === undefined ? null : value);
+      } catch (err) {
+        throw wrap(`error in move for path: '${path}'`, (err as Error).message);
+      }
+      return;
+    }
+    case 'copy': {
+      if (op.from === undefined) throw wrap('copy operation failed to decode from', `operation, missing from field: ${missing}`);
+      const source = findObject(root, op.from);
+      if (!source) throw wrap(`copy operation does not apply: doc is missing from path: ${op.from}`, missing);
+      let value: unknown;
+      try {
+        value = get(source.container, source.key);
+      } catch (err) {
+        throw wrap(`error in copy for from: '${op.from}'`, (err as Error).message);
+      }
+      const target = findObject(root, path, owned);
+      if (!target) throw wrap(`copy operation does not apply: doc is missing destination path: ${path}`, missing);
+      try {
+        add(target.container, target.key, deepCopy(value));
+      } catch (err) {
+        throw wrap('error while adding value during copy', (err as Error).message);
+      }
+      return;
+    }
+    case 'test': {
+      const found = findObject(root, path);
+      if (!found) throw wrap(`test operation does not apply: is missing path: ${path}`, missing);
+      let value: unknown;
+      try {
+        value = get(found.container, found.key);
+      } catch (err) {
+        throw wrap(`error in test for path: '${path}'`, (err as Error).message);
+      }
+      const expected = 'value' in op ? op.value : undefined;
+      if (value === undefined) {
+        if (expected === undefined) return;
+        throw new PatchTestFailed(`testing value ${path} failed: test failed`);
+      }
+      if (expected === undefined || !equalNode(value, expected)) throw new PatchTestFailed(`testing value ${path} failed: test failed`);
+      return;
+    }
+    default:
+      throw new PatchError(`Unexpected kind: ${op.op}`);
+  }
+}
+
+/**
+ * Applies the operations to a copy of `document` (a JSON object) and returns it; `document` is not modified (the copy
+ * shares what the operations do not touch, so neither may be changed in place afterwards). A failed
+ * `test` returns `document` itself. Throws PatchError with evanphx's message.
+ */
+export function applyJsonPatch(document: unknown, operations: readonly PatchOperation[]): unknown {
+  if (!isObject(document)) throw new PatchError('json: cannot unmarshal into Go value of type jsonpatch.partialDoc');
+  const copy = { ...document };
+  const owned = new WeakSet<object>([copy]);
+  const root: Container = { kind: 'doc', value: copy };
+  try {
+    for (const op of operations) applyOne(root, op, owned);
+  } catch (err) {
+    if (err instanceof PatchTestFailed) return document;
+    throw err;
+  }
+  return copy;
+}

@@ -1,0 +1,34 @@
+// The MutatingAdmissionPolicy plugin of the /mutate chain: each pass runs the dispatcher on the current snapshot's
+// policies and the object as mutated so far, keeping its reinvocation state in the request's reinvocation context.
+import type { MutatingPlugin } from '../mutation.js';
+import type { PolicyHook } from '../../manifest/compile.js';
+import { dispatchMutatingPolicies } from './dispatcher.js';
+import type { MutationCheck } from './dispatcher.js';
+import { PolicyReinvocationState } from './reinvocation.js';
+
+export interface MutatingPolicyPluginOptions {
+  /** the MutatingAdmissionPolicy snapshot's hooks, read per request */
+  readonly hooks: () => readonly PolicyHook[];
+  /** called with the mutations evaluated in each pass (metrics) */
+  readonly onChecks?: (checks: readonly MutationCheck[]) => void;
+}
+
+export function createMutatingPolicyPlugin(options: MutatingPolicyPluginOptions): MutatingPlugin {
+  return {
+    name: 'MutatingAdmissionPolicy',
+    admit(attributes, ctx) {
+      const reinvocation = attributes.reinvocation;
+      const state = reinvocation.value('MutatingAdmissionPolicy', () => new PolicyReinvocationState());
+      const pass = dispatchMutatingPolicies(options.hooks(), attributes.request, attributes.object, {
+        isReinvoke: reinvocation.isReinvoke,
+        state,
+        setShouldReinvoke: () => reinvocation.setShouldReinvoke(),
+        deadline: ctx.deadline,
+        signal: ctx.signal,
+      });
+      if (pass.checks.length > 0) options.onChecks?.(pass.checks);
+      attributes.object = pass.object;
+      return Promise.resolve(pass.status === undefined ? { allowed: true } : { allowed: false, status: pass.status });
+    },
+  };
+}

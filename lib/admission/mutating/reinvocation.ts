@@ -1,0 +1,47 @@
+// The MutatingAdmissionPolicy plugin's state across the two passes of one request (upstream's policyReinvokeContext,
+// S/admission/plugin/policy/mutating/reinvocationcontext.go): which IfNeeded invocations ran since the object last
+// changed, which must run again in the second pass, and the object the plugin last handed on, so a change made by a
+// later plugin (the webhooks) is noticed.
+import { isDeepStrictEqual } from 'node:util';
+
+/** An invocation: policy and binding names (params are not supported, so they add nothing). */
+export type InvocationKey = string;
+
+export function invocationKey(policy: string, binding: string): InvocationKey {
+  return `${policy}\u0000${binding}`;
+}
+
+export class PolicyReinvocationState {
+  #lastOutput: unknown = undefined;
+  #hasOutput = false;
+  #previouslyInvoked = new Set<InvocationKey>();
+  #reinvoke = new Set<InvocationKey>();
+  /** the objects of this request converted to CEL values, by JSON subtree (successive versions share most) */
+  readonly celValues = new WeakMap<object, unknown>();
+
+  shouldReinvoke(key: InvocationKey): boolean {
+    return this.#reinvoke.has(key);
+  }
+
+  /** Whether the object differs from what this plugin handed on last time. */
+  outputChangedSinceLastInvocation(object: unknown): boolean {
+    return !this.#hasOutput || (this.#lastOutput !== object && !isDeepStrictEqual(this.#lastOutput, object));
+  }
+
+  /** Keeps the object itself: the chain never changes an object in place (lib/admission/mutation.ts). */
+  setLastInvocationOutput(object: unknown): void {
+    this.#hasOutput = true;
+    this.#lastOutput = object ?? null;
+  }
+
+  addReinvocable(key: InvocationKey): void {
+    this.#previouslyInvoked.add(key);
+  }
+
+  /** The object changed: every IfNeeded invocation that ran before the change runs again in the second pass. */
+  requireReinvokingPreviouslyInvoked(): void {
+    if (this.#previouslyInvoked.size === 0) return;
+    for (const key of this.#previouslyInvoked) this.#reinvoke.add(key);
+    this.#previouslyInvoked = new Set();
+  }
+}

@@ -1,0 +1,150 @@
+// The MutatingAdmissionPolicy plugin's decisions: failurePolicy for each kind of error, the Status of a denial,
+// matchConditions, variables, DELETE, metrics checks, and reinvocation across policies and a later plugin.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MutatingPlugin } from '../../../lib/admission/mutation.js';
+import { loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
+
+const labelsOf = (o: unknown): Record<string, string> => ((o as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {});
+const addLabel = (k: string, v: string): string => `Object{metadata: Object.metadata{labels: {"${k}": ${v}}}}`;
+const aPod = (): Record<string, unknown> => pod({ containers: [{ name: 'c', image: 'i' }] }, { labels: { app: 'web' } });
+
+describe('failurePolicy for each kind of error', () => {
+  const kinds: ReadonlyArray<[string, { jsonPatch: string } | { applyConfiguration: string }, string]> = [
+    ['an evaluation error', { applyConfiguration: 'Object{metadata: Object.metadata{labels: {"x": object.spec.nope}}}' },
+      "expression 'Object{metadata: Object.metadata{labels: {\"x\": object.spec.nope}}}\n' resulted in error: no such key: nope"],
+    ['a JSON Patch that does not apply', { jsonPatch: '[JSONPatch{op: "remove", path: "/metadata/annotations/none"}]' },
+      'JSON Patch: remove operation does not apply: doc is missing path: "/metadata/annotations/none": missing value'],
+    ['an unknown op', { jsonPatch: '[JSONPatch{op: "merge", path: "/metadata/labels"}]' }, 'JSON Patch: Unexpected kind: merge'],
+    ['an apply configuration with an undeclared field', { applyConfiguration: 'Object{spec: Object.spec{nope: 1}}' },
+      'error applying patch: failed to convert patch object to typed object: .spec.nope: field not declared in schema'],
+    ['an apply configuration on an atomic map', { applyConfiguration: 'Object{spec: Object.spec{nodeSelector: {"a": "b"}}}' },
+      'error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.nodeSelector'],
+  ];
+  for (const [name, mutation, error] of kinds) {
+    it(`${name}: Fail denies with upstream's Status, Ignore admits and keeps the mutations that applied`, async () => {
+      const good = { applyConfiguration: addLabel('good', '"yes"') };
+      const fail = await mutate(loadHooks(policy('p', [good, mutation])), requestFor(aPod()));
+      assert.equal(fail.response.allowed, false);
+      const message = `policy 'p.static.k8s.io' with binding 'p-binding.static.k8s.io' denied request: ${error}`;
+      assert.deepEqual(fail.response.status, {
+        metadata: {}, status: 'Failure', message, reason: 'Invalid', code: 403,
+        details: { name: 'p', group: '', kind: 'pods', causes: [{ message }] },
+      });
+      assert.equal(fail.response.patch, undefined);
+      const ignore = await mutate(loadHooks(policy('p', [good, mutation], { failurePolicy: 'Ignore' })), requestFor(aPod()));
+      assert.equal(ignore.response.allowed, true);
+      assert.deepEqual(labelsOf(ignore.patched), { app: 'web', good: 'yes' });
+      assert.deepEqual(ignore.checks.map((c) => c.errorType), ['no_error', 'invalid_error']);
+    });
+  }
+
+  it('a matchCondition error: Fail denies (reason Invalid), Ignore skips the policy', async () => {
+    const extra = '  matchConditions:\n  - name: broken\n    expression: "object.metadata.nope == \'x\'"\n';
+    const fail = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { extra })), requestFor(aPod()));
+    assert.equal(fail.response.status?.message, "policy 'p.static.k8s.io' with binding 'p-binding.static.k8s.io' denied request: expression 'object.metadata.nope == 'x'' resulted in error: no such key: nope");
+    assert.equal(fail.response.status?.reason, 'Invalid');
+    const ignore = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { extra, failurePolicy: 'Ignore' })), requestFor(aPod()));
+    assert.equal(ignore.response.allowed, true);
+    assert.equal(ignore.response.patch, undefined);
+    assert.deepEqual(ignore.checks, [], 'no mutation was evaluated');
+  });
+
+  it('a binding whose namespace selector cannot be decided: a configuration error under the failure policy', async () => {
+    const bindingExtra = '  matchResources:\n    namespaceSelector: {matchLabels: {team: a}}\n';
+    const fail = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { bindingExtra })), requestFor(aPod()));
+    assert.equal(fail.response.allowed, false);
+    assert.match(fail.response.status?.message ?? '', /^policy 'p\.static\.k8s\.io' with binding 'p-binding\.static\.k8s\.io' denied request: failed to configure binding: /);
+    assert.equal(fail.response.status?.reason, 'Forbidden');
+    const ignore = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { bindingExtra, failurePolicy: 'Ignore' })), requestFor(aPod()));
+    assert.equal(ignore.response.allowed, true);
+  });
+
+  it('every failing policy is a cause; the first one is the message', async () => {
+    const hooks = loadHooks(policy('a', [{ jsonPatch: '[JSONPatch{op: "merge", path: "/x"}]' }]) + policy('b', [{ jsonPatch: '[JSONPatch{op: "copy", path: "/x"}]' }]));
+    const { response } = await mutate(hooks, requestFor(aPod()));
+    assert.deepEqual(response.status?.details?.causes?.map((c) => c.message), [
+      "policy 'a.static.k8s.io' with binding 'a-binding.static.k8s.io' denied request: JSON Patch: Unexpected kind: merge",
+      "policy 'b.static.k8s.io' with binding 'b-binding.static.k8s.io' denied request: JSON Patch: copy operation failed to decode from: operation, missing from field: missing value",
+    ]);
+  });
+});
+
+describe('evaluation', () => {
+  it('variables are read lazily, matchConditions select, and the object seen is the one mutated so far', async () => {
+    const extra = '  variables:\n  - name: tier\n    expression: "\'front\'"\n  matchConditions:\n  - name: web-only\n    expression: "object.metadata.labels.app == \'web\'"\n';
+    const hooks = loadHooks(
+      policy('first', [{ applyConfiguration: addLabel('tier', 'variables.tier') }], { extra }) +
+      policy('second', [{ applyConfiguration: addLabel('seen', 'object.metadata.labels.tier') }]),
+    );
+    const { patched } = await mutate(hooks, requestFor(aPod()));
+    assert.deepEqual(labelsOf(patched), { app: 'web', tier: 'front', seen: 'front' });
+    // the first policy does not match a db pod, so the second reads a label that is not there
+    const other = await mutate(hooks, requestFor(pod({ containers: [] }, { labels: { app: 'db' } })));
+    assert.equal(other.response.allowed, false);
+    assert.match(other.response.status?.message ?? '', /^policy 'second\.static\.k8s\.io' with binding 'second-binding\.static\.k8s\.io' denied request: expression '.*' resulted in error: no such key: tier$/s);
+  });
+
+  it('DELETE is not handled at all (operations "*" match it; DELETE itself may not be listed): not even a failing matchCondition runs', async () => {
+    const hooks = loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { operations: '["*"]', extra: '  matchConditions:\n  - name: broken\n    expression: "oldObject.metadata.nope == \'p\'"\n' }));
+    const { response, checks } = await mutate(hooks, requestFor(aPod(), 'DELETE', aPod()));
+    assert.deepEqual(response, { uid: 'u-1', allowed: true });
+    assert.deepEqual(checks, []);
+  });
+
+  it('an object no policy changes gets no patch', async () => {
+    const hooks = loadHooks(policy('p', [{ applyConfiguration: addLabel('app', '"web"') }]));
+    const { response, checks } = await mutate(hooks, requestFor(aPod()));
+    assert.deepEqual(response, { uid: 'u-1', allowed: true });
+    assert.equal(checks.length, 1, 'applied once: it changed nothing, and a Never policy is not run again');
+  });
+});
+
+describe('reinvocation', () => {
+  it('an IfNeeded policy runs again when a later policy changed the object; a Never policy does not', async () => {
+    const counter = (name: string, reinvocationPolicy: 'IfNeeded' | 'Never'): string => policy(name, [{
+      applyConfiguration: addLabel(name, `string(int(object.?metadata.labels["${name}"].orValue("0")) + 1)`),
+    }], { reinvocationPolicy });
+    const ifNeeded = await mutate(loadHooks(counter('a', 'IfNeeded') + counter('b', 'IfNeeded')), requestFor(aPod()));
+    assert.deepEqual(labelsOf(ifNeeded.patched), { app: 'web', a: '2', b: '2' });
+    const never = await mutate(loadHooks(counter('a', 'Never') + counter('b', 'Never')), requestFor(aPod()));
+    assert.deepEqual(labelsOf(never.patched), { app: 'web', a: '1', b: '1' });
+  });
+
+  it('the upstream dispatcher case: a label set by the first policy lets the second match; the first still does not match after', async () => {
+    const hooks = loadHooks(
+      policy('first', [{ applyConfiguration: addLabel('environment', '"production"') }]) +
+      policy('second', [{ applyConfiguration: addLabel('policy1invoked', '"true"') }], { extra: '  matchConditions:\n  - name: prodonly\n    expression: "object.?metadata.labels[\\"environment\\"].orValue(\\"\\") == \\"production\\""\n' }),
+    );
+    const { patched } = await mutate(hooks, requestFor(aPod()));
+    assert.deepEqual(labelsOf(patched), { app: 'web', environment: 'production', policy1invoked: 'true' });
+  });
+
+  it('a change by a later plugin (the webhook plugin\'s place) makes IfNeeded policies run in the second pass', async () => {
+    const hooks = loadHooks(policy('copy', [{ applyConfiguration: addLabel('copied', 'object.?metadata.labels["hook"].orValue("none")') }], { reinvocationPolicy: 'IfNeeded' }));
+    let webhookCalls = 0;
+    const webhook: MutatingPlugin = {
+      name: 'MutatingAdmissionWebhook',
+      admit(attributes) {
+        webhookCalls++;
+        if (!attributes.reinvocation.isReinvoke) {
+          const object = structuredClone(attributes.object) as { metadata: { labels: Record<string, string> } };
+          object.metadata.labels['hook'] = 'set';
+          attributes.object = object;
+          attributes.reinvocation.setShouldReinvoke();
+        }
+        return Promise.resolve({ allowed: true });
+      },
+    };
+    const { patched } = await mutate(hooks, requestFor(aPod()), [webhook]);
+    assert.deepEqual(labelsOf(patched), { app: 'web', copied: 'set', hook: 'set' });
+    assert.equal(webhookCalls, 2);
+  });
+
+  it('a denial by a later plugin is the answer, with no patch', async () => {
+    const hooks = loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }]));
+    const deny: MutatingPlugin = { name: 'MutatingAdmissionWebhook', admit: () => Promise.resolve({ allowed: false, status: { code: 403, message: 'no' } }) };
+    const { response } = await mutate(hooks, requestFor(aPod()), [deny]);
+    assert.deepEqual(response, { uid: 'u-1', allowed: false, status: { code: 403, message: 'no' } });
+  });
+});
