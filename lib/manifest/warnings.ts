@@ -79,16 +79,58 @@ function policyWarnings(kind: string, policy: AdmissionPolicy, bindings: readonl
   return warnings;
 }
 
+/**
+ * Upstream's advisory for a webhook configuration whose rules name an excluded review resource explicitly (no "*"
+ * in the rule's apiGroups or resources): S/admission/configuration/warning.go logExcludedWebhookResources, logged
+ * while the ExcludeAdmissionWebhookVirtualResources gate is on. Resources are `resource.group`, sorted.
+ */
+// upstream's excluded review resources (pkg/kubeapiserver/admission/exclusion/resources.go), as `resource.group`; the
+// same list as lib/admission/matching/exclusions.ts, restated here because lib/manifest sits below lib/admission
+const excludedReviewResources: ReadonlySet<string> = new Set([
+  'selfsubjectreviews.authentication.k8s.io',
+  'tokenreviews.authentication.k8s.io',
+  'localsubjectaccessreviews.authorization.k8s.io',
+  'selfsubjectaccessreviews.authorization.k8s.io',
+  'selfsubjectrulesreviews.authorization.k8s.io',
+  'subjectaccessreviews.authorization.k8s.io',
+]);
+
+function excludedResourcesWarning(owner: string, rules: ReadonlyArray<RuleWithOperations> | undefined): string[] {
+  const named = new Set<string>();
+  for (const r of rules ?? []) {
+    const groups = r.apiGroups ?? [];
+    const resources = r.resources ?? [];
+    if (groups.includes('*') || resources.includes('*')) continue;
+    for (const g of groups) {
+      for (const res of resources) {
+        const gr = g === '' ? res : `${res}.${g}`;
+        if (excludedReviewResources.has(gr)) named.add(gr);
+      }
+    }
+  }
+  if (named.size === 0) return [];
+  return [`${owner}: Admission webhook configuration names resources that are excluded from admission webhooks; the matching rules will have no effect: excludedResources=[${[...named].sort().join(' ')}]`];
+}
+
+export interface ManifestWarningOptions {
+  /** the ExcludeAdmissionWebhookVirtualResources feature gate (default on, as its default) */
+  readonly excludeWebhookVirtualResources?: boolean;
+}
+
 /** Warnings for a loaded directory, in a stable order. */
-export function manifestWarnings(primaryKind: string, bindingKind: string | undefined, loaded: LoadedManifests): string[] {
+export function manifestWarnings(primaryKind: string, bindingKind: string | undefined, loaded: LoadedManifests, options: ManifestWarningOptions = {}): string[] {
   if (loaded.family === 'webhook') {
-    return loaded.configurations.flatMap((c) => (c.webhooks ?? []).flatMap((w, i) => {
+    const excluded = options.excludeWebhookVirtualResources ?? true;
+    return loaded.configurations.flatMap((c) => {
       const owner = describe(primaryKind, c.metadata?.name);
       return [
-        ...namespaceSelectorWarning(owner, `webhooks[${i}].namespaceSelector`, w.namespaceSelector),
-        ...wildcardWarning(owner, `webhooks[${i}].rules`, w.rules, w.failurePolicy),
+        ...(excluded ? excludedResourcesWarning(owner, (c.webhooks ?? []).flatMap((w) => w.rules ?? [])) : []),
+        ...(c.webhooks ?? []).flatMap((w, i) => [
+          ...namespaceSelectorWarning(owner, `webhooks[${i}].namespaceSelector`, w.namespaceSelector),
+          ...wildcardWarning(owner, `webhooks[${i}].rules`, w.rules, w.failurePolicy),
+        ]),
       ];
-    }));
+    });
   }
   return loaded.policies.flatMap((p) => policyWarnings(primaryKind, p,
     loaded.bindings.filter((b) => b.spec?.policyName === p.metadata?.name), bindingKind ?? ''));

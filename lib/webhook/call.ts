@@ -1,0 +1,160 @@
+// Deciding whether to call one webhook and calling it: upstream's ShouldCallHook (S/admission/plugin/webhook/
+// generic/webhook.go: rules, selectors, then matchConditions under the webhook's failurePolicy) and callHook of
+// the two dispatchers (dry-run check, POST, response verification), shared by the validating and mutating sides.
+import type { AdmissionRequest, Status } from '../api/admission.js';
+import { celNamespaceObject, celRequest } from '../admission/activation.js';
+import type { MatchedTarget } from '../admission/activation.js';
+import { matchWebhook } from '../admission/matching/webhook.js';
+import { forbiddenStatus } from '../admission/status.js';
+import { prepareActivation } from '../cel/index.js';
+import type { StaticWebhook } from '../manifest/compile.js';
+import { httpStatusError, postURLFor } from './client.js';
+import type { CancelSignal, WebhookClients } from './client.js';
+import { badRequest, CallingWebhookError, dryRunUnsupported, internalError, serviceUnavailable } from './errors.js';
+import { negotiateVersion, noKnownVersionMessage, verifyResponse } from './review.js';
+import type { ReviewVersion, VerifiedResponse } from './review.js';
+
+/** A webhook to call for this request, and with what. */
+export interface Invocation {
+  readonly hook: StaticWebhook;
+  readonly target: MatchedTarget;
+}
+
+export type ShouldCall =
+  | { readonly call: Invocation }
+  | { readonly skip: true }
+  /** the request is denied before any call (upstream returns a StatusError from ShouldCallHook) */
+  | { readonly deny: Status };
+
+export interface ShouldCallOptions {
+  readonly excludeWebhookVirtualResources: boolean;
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+}
+
+function aggregate(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
+}
+
+export function failurePolicyOf(hook: StaticWebhook): 'Fail' | 'Ignore' {
+  return hook.webhook.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
+}
+
+/**
+ * ShouldCallHook. `request.object` is the object as it stands (for a mutating chain, as modified so far). A
+ * namespaceSelector this daemon cannot decide (namespace labels it cannot see) follows the webhook's failurePolicy:
+ * Fail denies with the error, Ignore skips the webhook.
+ */
+export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, options: ShouldCallOptions): ShouldCall {
+  const decision = matchWebhook(hook, request, { excludeWebhookVirtualResources: options.excludeWebhookVirtualResources });
+  if (decision.matches === false) return { skip: true };
+  if (decision.matches === 'undecidable') {
+    return failurePolicyOf(hook) === 'Ignore' ? { skip: true } : { deny: internalError(decision.error) };
+  }
+  const target: MatchedTarget = { kind: decision.kind, resource: decision.resource, subResource: decision.subResource };
+  if (hook.matchConditions.length > 0) {
+    const activation = prepareActivation({
+      object: request.object ?? null,
+      oldObject: request.oldObject ?? null,
+      request: celRequest(request, target),
+      params: null,
+      namespaceObject: celNamespaceObject(request),
+    });
+    const errors: string[] = [];
+    for (const condition of hook.matchConditions) {
+      let value: unknown;
+      try {
+        value = condition.compiled.evaluate(activation, { deadline: options.deadline, signal: options.signal });
+      } catch (err) {
+        errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      // any condition false: never call, whatever else happened
+      if (value === false) return { skip: true };
+    }
+    if (errors.length > 0) {
+      if (failurePolicyOf(hook) === 'Ignore') return { skip: true };
+      return { deny: forbiddenStatus(request, aggregate(errors)) };
+    }
+  }
+  return { call: { hook, target } };
+}
+
+/** The version a webhook is sent, or the error upstream gives when it accepts none this side knows. */
+export function reviewVersionFor(hook: StaticWebhook): ReviewVersion | CallingWebhookError {
+  const version = negotiateVersion(hook.webhook.admissionReviewVersions);
+  if (version !== undefined) return version;
+  return new CallingWebhookError(hook.webhook.name ?? '', 'client_config', `could not create admission objects: ${noKnownVersionMessage}`, badRequest('error creating admission objects'));
+}
+
+/** caBundle (base64 in the manifest) as PEM text, decoded once per webhook. */
+const caPEMs = new WeakMap<StaticWebhook, string>();
+function caPEMOf(hook: StaticWebhook): string {
+  let pem = caPEMs.get(hook);
+  if (pem === undefined) {
+    const b = hook.webhook.clientConfig?.caBundle;
+    pem = typeof b === 'string' && b !== '' ? Buffer.from(b, 'base64').toString('utf8') : '';
+    caPEMs.set(hook, pem);
+  }
+  return pem;
+}
+
+const urls = new WeakMap<StaticWebhook, URL>();
+/** clientConfig.url, parsed once (throws for an unparsable one) */
+export function urlOf(hook: StaticWebhook): URL {
+  let url = urls.get(hook);
+  if (url === undefined) {
+    url = new URL(hook.webhook.clientConfig?.url ?? '');
+    urls.set(hook, url);
+  }
+  return url;
+}
+
+/** When a call started now is cut off: its timeoutSeconds (default 10) or the request deadline, whichever is first. */
+export function callDeadline(hook: StaticWebhook, requestDeadline: number): number {
+  return Math.min(requestDeadline, Date.now() + (hook.webhook.timeoutSeconds ?? 10) * 1000);
+}
+
+/** The error of a call cut off at its deadline (what a call still running when the request deadline passes gets). */
+export function deadlineExceeded(hook: StaticWebhook, remainingMs: number): CallingWebhookError {
+  let postURL = hook.webhook.clientConfig?.url ?? '';
+  try {
+    postURL = postURLFor(urlOf(hook), remainingMs);
+  } catch {
+    // an unparsable URL never gets this far
+  }
+  return new CallingWebhookError(hook.webhook.name ?? '', 'timeout', `failed to call webhook: Post ${JSON.stringify(postURL)}: context deadline exceeded`, serviceUnavailable('error calling webhook'));
+}
+
+export interface CallOptions {
+  readonly body: Uint8Array;
+  readonly uid: string;
+  readonly version: ReviewVersion;
+  readonly mutating: boolean;
+  /** the request's own deadline (epoch ms); the webhook's timeoutSeconds may cut the call earlier */
+  readonly deadline: number;
+  readonly signal: CancelSignal;
+  readonly dryRun: boolean;
+}
+
+/** callHook: throws CallingWebhookError, or AdmissionStatusError (dry run refused). */
+export async function callHook(clients: WebhookClients, hook: StaticWebhook, options: CallOptions): Promise<VerifiedResponse> {
+  const name = hook.webhook.name ?? '';
+  if (options.dryRun) {
+    const sideEffects = hook.webhook.sideEffects;
+    if (sideEffects == null) throw new CallingWebhookError(name, 'client_config', 'Webhook SideEffects is nil', badRequest('Webhook SideEffects is nil'));
+    if (sideEffects !== 'None' && sideEffects !== 'NoneOnDryRun') throw dryRunUnsupported(name);
+  }
+  let url: URL;
+  try {
+    url = urlOf(hook);
+  } catch (err) {
+    throw new CallingWebhookError(name, 'client_config', `could not get REST client: Unparsable URL: ${(err as Error).message}`, internalError(`Unparsable URL: ${(err as Error).message}`));
+  }
+  const deadline = callDeadline(hook, options.deadline);
+  const raw = await clients.post({ webhookName: name, url, caPEM: caPEMOf(hook) }, { body: options.body, deadline, signal: options.signal });
+  if (raw.statusCode < 200 || raw.statusCode > 206) throw httpStatusError(name, raw);
+  return verifyResponse(name, options.uid, options.mutating, options.version, raw);
+}
+

@@ -1,0 +1,155 @@
+// kube-apiserver's admission webhook metrics, same names, help, buckets and labels
+// (S/admission/metrics/metrics.go), so the KEP's rollback signals (`name=~".*\\.static\\.k8s\\.io"`) and dashboards
+// built for the apiserver work when Prometheus scrapes this daemon:
+//   apiserver_admission_webhook_admission_duration_seconds{name,type,operation,rejected}
+//   apiserver_admission_webhook_request_total{name,type,operation,code,rejected}
+//   apiserver_admission_webhook_rejection_count{name,type,operation,error_type,rejection_code}
+//   apiserver_admission_webhook_fail_open_count{name,type}
+// `type` is "validating" or "admit"; codes above 600 are recorded as 600, as upstream bounds them.
+//
+// Every webhook call records two or three series, so recording must be cheap: prom-client hashes the label set on
+// every inc/observe, while here a record is one map lookup and a few additions, and the text is produced only when
+// Prometheus scrapes (the same approach as lib/metrics/policy.ts).
+import type { Histogram, Registry } from 'prom-client';
+
+export type WebhookType = 'validating' | 'admit';
+export type RejectionErrorType = 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error';
+
+export interface WebhookMetrics {
+  /** ObserveWebhook: one finished call (duration and request total) */
+  observeWebhook(name: string, type: WebhookType, operation: string, rejected: boolean, code: number, seconds: number): void;
+  /** ObserveWebhookRejection */
+  observeRejection(name: string, type: WebhookType, operation: string, errorType: RejectionErrorType, code: number): void;
+  /** ObserveWebhookFailOpen */
+  observeFailOpen(name: string, type: WebhookType): void;
+}
+
+export const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25] as const;
+
+const bound = (code: number): string => String(code > 600 ? 600 : code);
+
+interface MetricValue {
+  readonly value: number;
+  readonly labels: Readonly<Record<string, string | number>>;
+  readonly metricName?: string;
+}
+
+/** A metric the registry renders from `get()` (the shape prom-client's own metrics hand it). */
+class AggregatedMetric {
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'histogram',
+    private readonly values: () => MetricValue[],
+  ) {}
+
+  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
+  }
+
+  reset(): void {}
+}
+
+class CounterSeries {
+  private readonly series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
+  constructor(private readonly labelNames: readonly string[]) {}
+
+  inc(values: readonly string[]): void {
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (s === undefined) {
+      s = { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]!])), value: 0 };
+      this.series.set(key, s);
+    }
+    s.value++;
+  }
+
+  values(): MetricValue[] {
+    return [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels }));
+  }
+}
+
+class HistogramSeries {
+  private readonly series = new Map<string, { readonly labels: Record<string, string>; count: number; sum: number; readonly buckets: number[] }>();
+  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
+
+  observe(values: readonly string[], v: number): void {
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (s === undefined) {
+      s = { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]!])), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
+      this.series.set(key, s);
+    }
+    s.count++;
+    s.sum += v;
+    let i = 0;
+    while (i < this.bounds.length && v > this.bounds[i]!) i++;
+    s.buckets[i]!++;
+  }
+
+  values(): MetricValue[] {
+    return [...this.series.values()].flatMap((s) => {
+      let cumulative = 0;
+      const out: MetricValue[] = this.bounds.map((le, i) => {
+        cumulative += s.buckets[i]!;
+        return { metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: cumulative };
+      });
+      out.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      out.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      out.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+      return out;
+    });
+  }
+}
+
+const byRegistry = new WeakMap<Registry, WebhookMetrics>();
+
+/** The four metrics in `registry` (one set per registry, shared by both webhook plugins). */
+export function createWebhookMetrics(registry: Registry): WebhookMetrics {
+  const existing = byRegistry.get(registry);
+  if (existing) return existing;
+  const durationName = 'apiserver_admission_webhook_admission_duration_seconds';
+  const duration = new HistogramSeries(durationName, ['name', 'type', 'operation', 'rejected'], webhookDurationBuckets);
+  const requests = new CounterSeries(['name', 'type', 'operation', 'code', 'rejected']);
+  const rejections = new CounterSeries(['name', 'type', 'operation', 'error_type', 'rejection_code']);
+  const failOpen = new CounterSeries(['name', 'type']);
+  const metrics = [
+    new AggregatedMetric(durationName,
+      '[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
+      'histogram', () => duration.values()),
+    new AggregatedMetric('apiserver_admission_webhook_request_total',
+      '[ALPHA] Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      'counter', () => requests.values()),
+    new AggregatedMetric('apiserver_admission_webhook_rejection_count',
+      '[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      'counter', () => rejections.values()),
+    new AggregatedMetric('apiserver_admission_webhook_fail_open_count',
+      '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).',
+      'counter', () => failOpen.values()),
+  ];
+  // prom-client's registry renders any object with name/help/type/get(); its typings only name its own classes
+  for (const m of metrics) registry.registerMetric(m as unknown as Histogram);
+  const recorder: WebhookMetrics = {
+    observeWebhook(name, type, operation, rejected, code, seconds) {
+      const r = rejected ? 'true' : 'false';
+      requests.inc([name, type, operation, bound(code), r]);
+      duration.observe([name, type, operation, r], seconds);
+    },
+    observeRejection(name, type, operation, errorType, code) {
+      rejections.inc([name, type, operation, errorType, bound(code)]);
+    },
+    observeFailOpen(name, type) {
+      failOpen.inc([name, type]);
+    },
+  };
+  byRegistry.set(registry, recorder);
+  return recorder;
+}
+
+/** Metrics that record nothing (the `review` command, tests that do not look). */
+export const noWebhookMetrics: WebhookMetrics = {
+  observeWebhook() {},
+  observeRejection() {},
+  observeFailOpen() {},
+};
