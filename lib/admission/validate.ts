@@ -1,5 +1,6 @@
-// The /validate chain for one request: the built-in static-name guard, then the ValidatingAdmissionPolicy plugin
-// (the ValidatingAdmissionWebhook plugin joins here with the webhook milestone). One AdmissionResponse comes out.
+// The /validate chain for one request: the built-in static-name guard, then the ValidatingAdmissionPolicy plugin,
+// then (lib/webhook, called by the handler once the policies allowed) the ValidatingAdmissionWebhook plugin, merged
+// by withWebhookVerdict. One AdmissionResponse comes out.
 //
 // Split for the worker pool (lib/admission/pool): startValidation runs the guard and the matching on the calling
 // thread and either answers at once (nothing to evaluate) or returns the plan; finishValidation turns the plan's
@@ -9,6 +10,7 @@ import type { PolicyHook } from '../manifest/compile.js';
 import { staticNameGuard } from './guard.js';
 import { applyValidatingPolicies, evaluatePlan, planValidatingPolicies } from './validating/dispatcher.js';
 import type { PolicyCheck, PolicyEvaluation, ValidatingPlan, ValidatingVerdict } from './validating/dispatcher.js';
+import type { WebhookVerdict } from '../webhook/validating.js';
 
 export interface ValidateInput {
   readonly request: AdmissionRequest;
@@ -66,6 +68,23 @@ export function startValidation(input: ValidateInput): ValidationStart {
 export function finishValidation(pending: PendingValidation, evaluations: readonly PolicyEvaluation[]): ValidateOutcome {
   const verdict = applyValidatingPolicies(pending.plan, pending.request, evaluations);
   return outcome(pending.request.uid ?? '', verdict, pending.guardWarning);
+}
+
+/**
+ * The answer once the ValidatingAdmissionWebhook plugin has run (only after the policies allowed): its denial
+ * replaces the admission; warnings follow the policies' ones; audit annotations are added under the same key rule.
+ */
+export function withWebhookVerdict(response: AdmissionResponse, verdict: WebhookVerdict): AdmissionResponse {
+  const merged: AdmissionResponse = { ...response, allowed: verdict.allowed };
+  if (verdict.status) merged.status = verdict.status;
+  if (verdict.warnings.length > 0) merged.warnings = [...(response.warnings ?? []), ...verdict.warnings];
+  const keys = Object.keys(verdict.auditAnnotations);
+  if (keys.length > 0) {
+    const annotations = { ...response.auditAnnotations };
+    for (const k of keys) annotations[webhookAnnotationKey(k)] ??= verdict.auditAnnotations[k]!;
+    merged.auditAnnotations = annotations;
+  }
+  return merged;
 }
 
 /** The whole chain on the calling thread. */

@@ -2,7 +2,16 @@
 // the AdmissionReview response on stdout. Exit 0 whether allowed or denied; 1 when the configuration or the
 // input is invalid, so operators can test policies without a cluster.
 import { readFileSync } from 'node:fs';
-import { validateRequest } from '../admission/validate.js';
+import { stringify as toYaml } from 'yaml';
+import { mutateRequest } from '../admission/mutate.js';
+import { createMutatingPolicyPlugin } from '../admission/mutating/plugin.js';
+import type { MutatingPlugin } from '../admission/mutation.js';
+import { validateRequest, withWebhookVerdict } from '../admission/validate.js';
+import { createLogger } from '../log/logger.js';
+import type { Snapshot } from '../reload/snapshot.js';
+import { createWebhookPlugins } from '../webhook/plugins.js';
+import type { WebhookPlugins } from '../webhook/plugins.js';
+import { isVerdict } from '../webhook/validating.js';
 import type { PolicyHook } from '../manifest/compile.js';
 import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage } from '../manifest/plugins.js';
@@ -15,7 +24,8 @@ import type { FlagSpec } from './flags.js';
 
 export const reviewFlags: readonly FlagSpec[] = [
   ...configFlags,
-  { name: 'operation', type: 'string', default: 'validate', usage: 'the endpoint to run: validate (mutate arrives with the mutating chain)' },
+  { name: 'operation', type: 'string', default: 'validate', usage: 'the endpoint to run: validate or mutate' },
+  { name: 'output', short: 'o', type: 'string', default: 'json', usage: 'json (the AdmissionReview response) or, with --operation mutate, yaml-object (the mutated object)' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
@@ -23,23 +33,45 @@ export const reviewFlags: readonly FlagSpec[] = [
 export async function review(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, reviewFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond review [--admission-config F] [--operation validate] FILE|-', 'Runs one AdmissionReview through the admission chain offline and prints the AdmissionReview response. Exit 0 allowed or denied, 1 on invalid configuration or input.', reviewFlags));
+    io.stdout(usageText('static-admissiond review [--admission-config F] [--operation validate|mutate] [-o json|yaml-object] FILE|-', 'Runs one AdmissionReview through the admission chain offline and prints the AdmissionReview response. Exit 0 allowed or denied, 1 on invalid configuration or input.', reviewFlags));
     return 0;
   }
   const operation = flagString(flags, 'operation');
-  if (operation !== 'validate') {
-    throw new UsageError(operation === 'mutate' ? '--operation mutate is not available yet: the mutating chain is not implemented' : `invalid --operation ${JSON.stringify(operation)}: must be validate`);
+  if (operation !== 'validate' && operation !== 'mutate') throw new UsageError(`invalid --operation ${JSON.stringify(operation)}: must be validate or mutate`);
+  const output = flagString(flags, 'output');
+  if (output !== 'json' && !(output === 'yaml-object' && operation === 'mutate')) {
+    throw new UsageError(output === 'yaml-object' ? '-o yaml-object needs --operation mutate' : `invalid --output ${JSON.stringify(output)}: must be json or yaml-object`);
   }
   if (flags.positional.length !== 1) throw new UsageError('review takes exactly one AdmissionReview file, or - for standard input');
   const source = flags.positional[0]!;
 
   let hooks: readonly PolicyHook[] = [];
   let gateEnabled: boolean;
+  let webhooks: WebhookPlugins | undefined;
   try {
     const gates = featureGatesFrom(flags);
     gateEnabled = gates.ManifestBasedAdmissionControlConfig;
-    for (const p of admissionSetupFrom(flags, gates).plugins) {
-      if (p.plugin !== 'ValidatingAdmissionPolicy') continue;
+    const plugins = admissionSetupFrom(flags, gates).plugins;
+    // the static validating webhooks are called for real, as the daemon calls them, unless --skip-webhooks
+    const webhookPlugin = operation === 'mutate' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook';
+    const webhookSetup = flagBool(flags, 'skip-webhooks') ? undefined : plugins.find((p) => p.plugin === webhookPlugin);
+    if (webhookSetup !== undefined) {
+      let snapshot: Snapshot;
+      try {
+        snapshot = loadSnapshotSync(webhookSetup.plugin, webhookSetup.staticManifestsDir);
+      } catch (err) {
+        if (err instanceof ManifestError) throw new Error(initialLoadMessage(webhookSetup.plugin, webhookSetup.staticManifestsDir, err.message));
+        throw err;
+      }
+      webhooks = createWebhookPlugins({
+        plugins: [webhookSetup],
+        snapshot: () => snapshot,
+        logger: createLogger({ write: (line) => io.stderr(line + '\n'), source: 'review' }),
+        excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+      });
+    }
+    for (const p of plugins) {
+      if (p.plugin !== (operation === 'mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy')) continue;
       try {
         const snapshot = loadSnapshotSync(p.plugin, p.staticManifestsDir);
         if (snapshot.compiled.family === 'policy') hooks = snapshot.compiled.hooks;
@@ -70,7 +102,36 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
     }
     throw err;
   }
-  const { response } = validateRequest({ request: parsed.request, policies: hooks, manifestGateEnabled: gateEnabled });
+  if (operation === 'mutate') return reviewMutation(parsed, hooks, webhooks, output, io);
+  let { response } = validateRequest({ request: parsed.request, policies: hooks, manifestGateEnabled: gateEnabled });
+  const validating = webhooks?.validating;
+  if (validating !== undefined && response.allowed === true) {
+    // the longest time kube-apiserver gives a webhook call
+    const ctx = { deadline: Date.now() + 30_000, signal: new AbortController().signal };
+    const dispatch = validating.dispatcher.dispatch(validating.hooks(), parsed.request, ctx);
+    response = withWebhookVerdict(response, isVerdict(dispatch) ? dispatch : await dispatch.done);
+  }
+  await webhooks?.close();
+  const encoded = JSON.parse(encodeAdmissionReviewResponse(parsed, response).toString('utf8')) as unknown;
+  io.stdout(JSON.stringify(encoded, null, 2) + '\n');
+  return 0;
+}
+
+/** `--operation mutate`: the /mutate chain (MutatingAdmissionPolicy, then the static mutating webhooks unless skipped). */
+async function reviewMutation(parsed: ReturnType<typeof parseAdmissionReview>, hooks: readonly PolicyHook[], webhooks: WebhookPlugins | undefined, output: string, io: CommandIO): Promise<number> {
+  const plugins: MutatingPlugin[] = [createMutatingPolicyPlugin({ hooks: () => hooks })];
+  if (webhooks?.mutating) plugins.push(webhooks.mutating);
+  // the longest time kube-apiserver gives a webhook call
+  const { response, object } = await mutateRequest(parsed.request, plugins, { deadline: Date.now() + 30_000, signal: new AbortController().signal });
+  await webhooks?.close();
+  if (output === 'yaml-object') {
+    if (!response.allowed) {
+      io.stderr(`denied: ${response.status?.message ?? ''}\n`);
+      return 0;
+    }
+    io.stdout(object === null || object === undefined ? '' : toYaml(object));
+    return 0;
+  }
   const encoded = JSON.parse(encodeAdmissionReviewResponse(parsed, response).toString('utf8')) as unknown;
   io.stdout(JSON.stringify(encoded, null, 2) + '\n');
   return 0;

@@ -6,6 +6,12 @@ import { startHealthServer } from '../health/server.js';
 import { defaultPoolThreads, PolicyPool } from '../admission/pool/pool.js';
 import { createValidateHandler } from '../admission/pool/validate-handler.js';
 import { createValidatingPolicyMetrics } from '../metrics/policy.js';
+import { createWebhookPlugins } from '../webhook/plugins.js';
+import type { WebhookPlugins } from '../webhook/plugins.js';
+import { createMutateHandler } from '../admission/mutating/handler.js';
+import { createMutatingPolicyPlugin } from '../admission/mutating/plugin.js';
+import type { MutatingPlugin } from '../admission/mutation.js';
+import { createMutatingPolicyMetrics } from '../metrics/mutating-policy.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
 import type { DevCertificates } from '../server/dev-cert.js';
 import { renderRegistration } from '../server/registration.js';
@@ -92,7 +98,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     try {
       const snapshot = source.loadInitial();
       const kinds = pluginKinds[source.plugin];
-      for (const warning of manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests)) {
+      for (const warning of manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources })) {
         log.info('Manifest warning', { plugin: source.plugin, warning });
       }
     } catch (err) {
@@ -102,6 +108,21 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       }
       throw err;
     }
+  }
+
+  // The static webhooks' plugins: their kubeconfig credentials are read now (an unreadable one fails startup).
+  let webhookPlugins: WebhookPlugins;
+  try {
+    webhookPlugins = createWebhookPlugins({
+      plugins: setup.plugins,
+      snapshot: (plugin) => sources.find((s) => s.plugin === plugin)?.current(),
+      registry,
+      logger: log.with('webhook'),
+      excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+    });
+  } catch (err) {
+    log.error(err, 'Failed to load the webhook kubeconfig', { plugins: setup.plugins.filter((p) => p.kubeConfigFile !== '').map((p) => `${p.plugin}=${p.kubeConfigFile}`) });
+    return 1;
   }
 
   const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
@@ -130,7 +151,19 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     pool,
     manifestGateEnabled: gates.ManifestBasedAdmissionControlConfig,
     policyMetrics,
+    ...(webhookPlugins.validating ? { webhooks: webhookPlugins.validating } : {}),
   });
+  // POST /mutate: MutatingAdmissionPolicy, then MutatingAdmissionWebhook (appended here when configured)
+  const mutatingPolicies = sources.find((s) => s.plugin === 'MutatingAdmissionPolicy');
+  const mutatingPolicyMetrics = createMutatingPolicyMetrics(registry);
+  const mutatingPlugins: MutatingPlugin[] = [createMutatingPolicyPlugin({
+    hooks: () => {
+      const snapshot = mutatingPolicies?.current();
+      return snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
+    },
+    onChecks: (checks) => mutatingPolicyMetrics.recordChecks(checks),
+  }), ...(webhookPlugins.mutating ? [webhookPlugins.mutating] : [])];
+  const mutate = createMutateHandler(mutatingPlugins);
 
   let shuttingDown = false;
   let admissionListening = false;
@@ -167,8 +200,9 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       },
       routes: {
         '/validate': (review, ctx) => validate.handle(review, ctx),
+        '/mutate': (review, ctx) => mutate.handle(review, ctx),
       },
-      onTimeout: (review, info) => validate.onTimeout(review, info),
+      onTimeout: (review, info) => (info.endpoint === '/mutate' ? mutate.onTimeout(review, info) : validate.onTimeout(review, info)),
       logger: log.with('server'),
       registry,
     });
@@ -193,6 +227,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   log.info('Shutting down');
   // stop taking admission requests and drain them first, then the reload loops, then health
   await admission.close();
+  await webhookPlugins.close();
   stop.abort();
   await Promise.all(loops);
   await pool?.close();
@@ -214,6 +249,9 @@ function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates
     '',
     'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',
     `  curl -s --cacert ${certs.caFile} -H 'Content-Type: application/json' --data @${example} ${url}/validate`,
+    '',
+    'Send it a ConfigMap (given a team label by testdata/dev/mutating-policies/default-team-label.yaml; the patch is base64):',
+    `  curl -s --cacert ${certs.caFile} -H 'Content-Type: application/json' --data @${join(packageRoot, 'testdata', 'dev', 'requests', 'configmap.json')} ${url}/mutate`,
     '',
   ].join('\n'));
 }

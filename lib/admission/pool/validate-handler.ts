@@ -1,14 +1,18 @@
 // POST /validate as the daemon serves it (the hot path): match on the main thread against the current snapshot;
 // answer at once when nothing needs evaluating; otherwise one task to the policy pool (or, without a pool, evaluate
-// here), then apply the bindings' actions and answer. The timeout answer applies the failure policy of the
-// policies still being evaluated.
+// here), then apply the bindings' actions; once the policies allowed, the static validating webhooks are called
+// (lib/webhook, in parallel). The timeout answer applies the failure policy of the policies still being evaluated,
+// or of the webhook calls still running.
 //
 // The request/context shapes are the admission listener's (lib/server), restated structurally so that this layer
 // does not import the one above it.
 import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js';
 import type { Snapshot } from '../../reload/snapshot.js';
 import type { PolicyMetrics } from '../../metrics/policy.js';
-import { finishValidation, startValidation } from '../validate.js';
+import type { StaticWebhook } from '../../manifest/compile.js';
+import { isVerdict } from '../../webhook/validating.js';
+import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../../webhook/validating.js';
+import { finishValidation, startValidation, withWebhookVerdict } from '../validate.js';
 import type { PendingValidation } from '../validate.js';
 import { evaluatePlan, failedEvaluations } from '../validating/dispatcher.js';
 import type { PolicyPool } from './pool.js';
@@ -31,6 +35,11 @@ export interface ValidateHandlerOptions {
   readonly pool: PolicyPool | undefined;
   readonly manifestGateEnabled: boolean;
   readonly policyMetrics?: PolicyMetrics;
+  /** the ValidatingAdmissionWebhook plugin: its snapshot's webhooks (read per request) and the dispatcher calling them */
+  readonly webhooks?: {
+    readonly hooks: () => readonly StaticWebhook[];
+    readonly dispatcher: ValidatingWebhookDispatcher;
+  };
 }
 
 export interface ValidateHandler {
@@ -45,6 +54,24 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
   const pendingByReview = new WeakMap<ReviewInput, PendingValidation>();
   /** requests answered by onTimeout: their late result is dropped, metrics included */
   const answered = new WeakSet<ReviewInput>();
+  /** requests whose webhook calls are running, with the policies' answer */
+  const webhooksByReview = new WeakMap<ReviewInput, { readonly response: AdmissionResponse; readonly pending: PendingWebhooks }>();
+
+  /** the ValidatingAdmissionWebhook plugin after the policies: only when they allowed */
+  const withWebhooks = async (review: ReviewInput, response: AdmissionResponse, ctx: RequestContext): Promise<AdmissionResponse> => {
+    const webhooks = options.webhooks;
+    if (webhooks === undefined || response.allowed !== true) return response;
+    const hooks = webhooks.hooks();
+    if (hooks.length === 0) return response;
+    const dispatch = webhooks.dispatcher.dispatch(hooks, review.request, ctx);
+    if (isVerdict(dispatch)) return withWebhookVerdict(response, dispatch);
+    webhooksByReview.set(review, { response, pending: dispatch });
+    try {
+      return withWebhookVerdict(response, await dispatch.done);
+    } finally {
+      webhooksByReview.delete(review);
+    }
+  };
 
   return {
     async handle(review, ctx) {
@@ -53,13 +80,13 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
       const start = startValidation({ request: review.request, policies: hooks, manifestGateEnabled: options.manifestGateEnabled });
       if ('done' in start) {
         policyMetrics?.recordChecks(start.done.checks);
-        return start.done.response;
+        return withWebhooks(review, start.done.response, ctx);
       }
       const pending = start.pending;
       if (pool === undefined) {
         const outcome = finishValidation(pending, evaluatePlan(pending.plan, pending.request));
         policyMetrics?.recordChecks(outcome.checks);
-        return outcome.response;
+        return withWebhooks(review, outcome.response, ctx);
       }
       pendingByReview.set(review, pending);
       let result;
@@ -70,10 +97,16 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
       }
       const outcome = finishValidation(pending, result.evaluations);
       if (!answered.has(review) && !result.abandoned) policyMetrics?.recordChecks(outcome.checks);
-      return outcome.response;
+      if (answered.has(review) || result.abandoned) return outcome.response;
+      return withWebhooks(review, outcome.response, ctx);
     },
 
     onTimeout(review, info) {
+      const calling = webhooksByReview.get(review);
+      if (calling !== undefined) {
+        answered.add(review);
+        return withWebhookVerdict(calling.response, calling.pending.expire());
+      }
       const pending = pendingByReview.get(review);
       if (pending === undefined || pool === undefined) {
         // the admission listener's own default
