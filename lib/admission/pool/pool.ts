@@ -77,7 +77,10 @@ export interface PolicyPoolOptions {
 export interface EvaluationContext {
   /** epoch ms when the answer is due */
   readonly deadline: number;
-  /** aborted at the deadline or when the client goes away */
+  /**
+   * aborted at the deadline or when the client goes away: the evaluation is then answered as abandoned at once.
+   * Optional: without it the answer comes when the worker's does, and recordTimeout() handles overrunning workers.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -326,9 +329,13 @@ export class PolicyPool {
     }
   }
 
-  /** Counts a request answered by its timeout handler (the deadline passed with its task in the pool). */
+  /**
+   * Counts a request answered by its timeout handler (the deadline passed with its task in the pool), and replaces
+   * any worker still busy past its task's deadline: callers that pass no AbortSignal rely on this.
+   */
   recordTimeout(): void {
     this.#metrics?.failure('timeout');
+    this.checkOverruns();
   }
 
   /** Terminates every worker still evaluating a task past that task's deadline; returns how many. */

@@ -91,7 +91,10 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
       pendingByReview.set(review, pending);
       let result;
       try {
-        result = await pool.evaluate(pending, snapshot!.hash, review.body, ctx);
+        // The request's AbortSignal is not handed over (making one costs several µs a request): a deadline is
+        // answered by onTimeout, which also has overrunning workers replaced (pool.recordTimeout), and an answer
+        // for a client that went away is simply not written.
+        result = await pool.evaluate(pending, snapshot!.hash, review.body, { deadline: ctx.deadline });
       } finally {
         pendingByReview.delete(review);
       }
