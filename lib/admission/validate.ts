@@ -10,7 +10,7 @@ import type { PolicyHook } from '../manifest/compile.js';
 import { staticNameGuard } from './guard.js';
 import { applyValidatingPolicies, evaluatePlan, planValidatingPolicies } from './validating/dispatcher.js';
 import type { PolicyCheck, PolicyEvaluation, ValidatingPlan, ValidatingVerdict } from './validating/dispatcher.js';
-import type { WebhookVerdict } from '../webhook/validating.js';
+import type { WebhookVerdict } from './webhooks/validating.js';
 
 export interface ValidateInput {
   readonly request: AdmissionRequest;

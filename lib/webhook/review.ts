@@ -4,8 +4,7 @@
 // (v1, v1beta1). The review is serialized here once; the caller sends the same bytes to every validating webhook
 // with the same version and matched kind (so they share one uid, checked on every answer).
 import { randomUUID } from 'node:crypto';
-import type { AdmissionRequest, Status } from '../api/admission.js';
-import type { MatchedTarget } from '../admission/activation.js';
+import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, Status } from '../api/admission.js';
 import { CallingWebhookError, serviceUnavailable } from './errors.js';
 import type { RawResponse } from './client.js';
 
@@ -28,7 +27,14 @@ export function newReviewUID(): string {
  * `resource`, `subResource` are the matched ones; `requestKind`/`requestResource`/`requestSubResource` the original
  * request's; `object` is the object as it stands (a mutating chain passes the object modified so far).
  */
-export function serializeReview(request: AdmissionRequest, target: MatchedTarget, object: unknown, version: ReviewVersion, uid: string): Buffer {
+/** The kind/resource the webhook matched, sent as the review's kind/resource (requestKind keeps the original). */
+export interface ReviewTarget {
+  readonly kind: Readonly<GroupVersionKind>;
+  readonly resource: Readonly<GroupVersionResource>;
+  readonly subResource: string;
+}
+
+export function serializeReview(request: AdmissionRequest, target: ReviewTarget, object: unknown, version: ReviewVersion, uid: string): Buffer {
   const user = request.userInfo ?? {};
   const userInfo: Record<string, unknown> = {};
   if (user.username) userInfo.username = user.username;

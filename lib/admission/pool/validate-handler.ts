@@ -10,8 +10,8 @@ import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js
 import type { Snapshot } from '../../reload/snapshot.js';
 import type { PolicyMetrics } from '../../metrics/policy.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
-import { isVerdict } from '../../webhook/validating.js';
-import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../../webhook/validating.js';
+import { isVerdict } from '../webhooks/validating.js';
+import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../webhooks/validating.js';
 import { finishValidation, startValidation, withWebhookVerdict } from '../validate.js';
 import type { PendingValidation } from '../validate.js';
 import { evaluatePlan, failedEvaluations } from '../validating/dispatcher.js';

@@ -1,18 +1,18 @@
 // Deciding whether to call one webhook and calling it: upstream's ShouldCallHook (S/admission/plugin/webhook/
 // generic/webhook.go: rules, selectors, then matchConditions under the webhook's failurePolicy) and callHook of
 // the two dispatchers (dry-run check, POST, response verification), shared by the validating and mutating sides.
-import type { AdmissionRequest, Status } from '../api/admission.js';
-import { celNamespaceObject, celRequest } from '../admission/activation.js';
-import type { MatchedTarget } from '../admission/activation.js';
-import { matchWebhook } from '../admission/matching/webhook.js';
-import { forbiddenStatus } from '../admission/status.js';
-import { prepareActivation } from '../cel/index.js';
-import type { StaticWebhook } from '../manifest/compile.js';
-import { httpStatusError, postURLFor } from './client.js';
-import type { CancelSignal, WebhookClients } from './client.js';
-import { badRequest, CallingWebhookError, dryRunUnsupported, internalError, serviceUnavailable } from './errors.js';
-import { negotiateVersion, noKnownVersionMessage, verifyResponse } from './review.js';
-import type { ReviewVersion, VerifiedResponse } from './review.js';
+import type { AdmissionRequest, Status } from '../../api/admission.js';
+import { celNamespaceObject, celRequest } from '../activation.js';
+import type { MatchedTarget } from '../activation.js';
+import { matchWebhook } from '../matching/webhook.js';
+import { forbiddenStatus } from '../status.js';
+import { prepareActivation } from '../../cel/index.js';
+import type { StaticWebhook } from '../../manifest/compile.js';
+import { httpStatusError, postURLFor } from '../../webhook/client.js';
+import type { CancelSignal, WebhookClients } from '../../webhook/client.js';
+import { badRequest, CallingWebhookError, dryRunUnsupported, internalError, serviceUnavailable } from '../../webhook/errors.js';
+import { negotiateVersion, noKnownVersionMessage, verifyResponse } from '../../webhook/review.js';
+import type { ReviewVersion, VerifiedResponse } from '../../webhook/review.js';
 
 /** A webhook to call for this request, and with what. */
 export interface Invocation {

@@ -8,17 +8,17 @@
 // Unlike upstream (which waits for every call and returns the first error to arrive), the calls left running after
 // a denial are cancelled: they are not recorded in the metrics. When the request deadline passes first, `expire()`
 // answers at once as if every call still running had timed out.
-import type { AdmissionRequest, Status } from '../api/admission.js';
-import type { Logger } from '../log/logger.js';
-import type { StaticWebhook } from '../manifest/compile.js';
+import type { AdmissionRequest, Status } from '../../api/admission.js';
+import type { Logger } from '../../log/logger.js';
+import type { StaticWebhook } from '../../manifest/compile.js';
 import { callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
 import type { Invocation } from './call.js';
-import { CallCancellation } from './client.js';
-import type { WebhookClients } from './client.js';
-import { AdmissionStatusError, CallingWebhookError, failClosedStatus, requestTimeoutError, toStatusErr } from './errors.js';
-import type { WebhookMetrics } from './metrics.js';
-import { newReviewUID, serializeReview } from './review.js';
-import type { ReviewVersion, VerifiedResponse } from './review.js';
+import { CallCancellation } from '../../webhook/client.js';
+import type { WebhookClients } from '../../webhook/client.js';
+import { AdmissionStatusError, CallingWebhookError, failClosedStatus, requestTimeoutError, toStatusErr } from '../../webhook/errors.js';
+import type { WebhookMetrics } from '../../webhook/metrics.js';
+import { newReviewUID, serializeReview } from '../../webhook/review.js';
+import type { ReviewVersion, VerifiedResponse } from '../../webhook/review.js';
 
 export const validatingFailedOpenKeyPrefix = 'failed-open.validating.webhook.admission.k8s.io/';
 

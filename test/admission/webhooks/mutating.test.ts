@@ -4,14 +4,14 @@
 // the object), upstream's audit annotations, failures under Fail and Ignore, rejections, metrics type="admit".
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdmissionRequest } from '../../lib/api/admission.js';
-import type { MutatingPlugin, MutatingPluginName, MutationAttributes, MutationResult } from '../../lib/admission/mutation.js';
-import { WebhookClients } from '../../lib/webhook/client.js';
-import { createWebhookMetrics } from '../../lib/webhook/metrics.js';
-import { MutatingWebhookPlugin } from '../../lib/webhook/mutating.js';
-import { memoryLogger } from '../server/helpers.js';
-import { allow, configMapRequest, configurationYAML, contextFor, deny, loadWebhooks, metricValue, newRegistry, patchReply, startWebhookServer, testPKI } from './helpers.js';
-import type { Handler, HookSpec, Received, WebhookServer } from './helpers.js';
+import type { AdmissionRequest } from '../../../lib/api/admission.js';
+import type { MutatingPlugin, MutatingPluginName, MutationAttributes, MutationResult } from '../../../lib/admission/mutation.js';
+import { WebhookClients } from '../../../lib/webhook/client.js';
+import { createWebhookMetrics } from '../../../lib/webhook/metrics.js';
+import { MutatingWebhookPlugin } from '../../../lib/admission/webhooks/mutating.js';
+import { memoryLogger } from '../../server/helpers.js';
+import { allow, configMapRequest, configurationYAML, contextFor, deny, loadWebhooks, metricValue, newRegistry, patchReply, startWebhookServer, testPKI } from '../../webhook/helpers.js';
+import type { Handler, HookSpec, Received, WebhookServer } from '../../webhook/helpers.js';
 
 const servers: WebhookServer[] = [];
 const clients: WebhookClients[] = [];

@@ -5,16 +5,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
-import { WebhookClients } from '../../lib/webhook/client.js';
-import { createWebhookMetrics } from '../../lib/webhook/metrics.js';
-import { isVerdict, ValidatingWebhookDispatcher } from '../../lib/webhook/validating.js';
-import type { WebhookVerdict } from '../../lib/webhook/validating.js';
-import { memoryLogger } from '../server/helpers.js';
+import { createCertificateAuthority } from '../../../lib/server/dev-cert.js';
+import { WebhookClients } from '../../../lib/webhook/client.js';
+import { createWebhookMetrics } from '../../../lib/webhook/metrics.js';
+import { isVerdict, ValidatingWebhookDispatcher } from '../../../lib/admission/webhooks/validating.js';
+import type { WebhookVerdict } from '../../../lib/admission/webhooks/validating.js';
+import { memoryLogger } from '../../server/helpers.js';
 import {
   allow, configMapRequest, configurationYAML, contextFor, deny, loadWebhooks, metricValue, newRegistry, startWebhookServer, testPKI, waitUntil,
-} from './helpers.js';
-import type { Handler, HookSpec, Received, WebhookServer } from './helpers.js';
+} from '../../webhook/helpers.js';
+import type { Handler, HookSpec, Received, WebhookServer } from '../../webhook/helpers.js';
 
 const servers: WebhookServer[] = [];
 const clientsToClose: WebhookClients[] = [];

@@ -8,15 +8,15 @@
 // `failed-open.mutation.webhook.admission.k8s.io/round_<r>_index_<i>` for a call that failed open.
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { Status } from '../api/admission.js';
-import type { MutatingPlugin, MutationAttributes, MutationContext, MutationResult } from '../admission/mutation.js';
-import type { Logger } from '../log/logger.js';
-import type { StaticWebhook } from '../manifest/compile.js';
+import type { Status } from '../../api/admission.js';
+import type { MutatingPlugin, MutationAttributes, MutationContext, MutationResult } from '../mutation.js';
+import type { Logger } from '../../log/logger.js';
+import type { StaticWebhook } from '../../manifest/compile.js';
 import { callHook, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
-import type { WebhookClients } from './client.js';
-import { AdmissionStatusError, CallingWebhookError, failClosedStatus, internalError, requestTimeoutError, serviceUnavailable, toStatusErr } from './errors.js';
-import type { WebhookMetrics } from './metrics.js';
-import { newReviewUID, serializeReview } from './review.js';
+import type { WebhookClients } from '../../webhook/client.js';
+import { AdmissionStatusError, CallingWebhookError, failClosedStatus, internalError, requestTimeoutError, serviceUnavailable, toStatusErr } from '../../webhook/errors.js';
+import type { WebhookMetrics } from '../../webhook/metrics.js';
+import { newReviewUID, serializeReview } from '../../webhook/review.js';
 
 export const patchAuditAnnotationPrefix = 'patch.webhook.admission.k8s.io/';
 export const mutationAuditAnnotationPrefix = 'mutation.webhook.admission.k8s.io/';

@@ -2,13 +2,13 @@
 // each plugin has its own kubeConfigFile (credentials) and so its own client pools; both record the same upstream
 // metrics. A kubeconfig that cannot be read fails here, at startup, as kube-apiserver fails to start.
 import type { Registry } from 'prom-client';
-import type { PluginSetup } from '../config/admission-config.js';
-import type { Logger } from '../log/logger.js';
-import type { StaticWebhook } from '../manifest/compile.js';
-import type { Snapshot } from '../reload/snapshot.js';
-import { WebhookClients } from './client.js';
-import { AuthenticationInfoResolver } from './kubeconfig.js';
-import { createWebhookMetrics, noWebhookMetrics } from './metrics.js';
+import type { PluginSetup } from '../../config/admission-config.js';
+import type { Logger } from '../../log/logger.js';
+import type { StaticWebhook } from '../../manifest/compile.js';
+import type { Snapshot } from '../../reload/snapshot.js';
+import { WebhookClients } from '../../webhook/client.js';
+import { AuthenticationInfoResolver } from '../../webhook/kubeconfig.js';
+import { createWebhookMetrics, noWebhookMetrics } from '../../webhook/metrics.js';
 import { MutatingWebhookPlugin } from './mutating.js';
 import { ValidatingWebhookDispatcher } from './validating.js';
 
