@@ -236,15 +236,16 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   return 0;
 }
 
-/** --dev: what a person needs to try the daemon: the CA file, a registration to paste, a request that is denied. */
+/** --dev: what a person needs to try the daemon: the CA file, the registrations to paste, a denial and a mutation to try. */
 function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates): void {
   const example = join(packageRoot, 'testdata', 'dev', 'requests', 'privileged-pod.json');
   io.stdout([
     `static-admissiond --dev is serving ${url} with a throw-away certificate; its CA is ${certs.caFile}`,
     '',
-    'A ValidatingWebhookConfiguration for a 1.36+ apiserver (static manifest) pointing at this daemon:',
+    'The ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) for a 1.36+ apiserver',
+    '(static manifests) pointing at this daemon:',
     '---',
-    renderRegistration({ url, caBundle: certs.caBundle, only: 'validating' }).trimEnd(),
+    renderRegistration({ url, caBundle: certs.caBundle }).trimEnd(),
     '---',
     '',
     'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',

@@ -7,6 +7,7 @@ import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage, isPluginName, pluginKinds, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { manifestWarnings } from '../manifest/warnings.js';
+import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
 import { admissionSetupFrom, configFlags, featureGatesFrom } from './common.js';
 import type { CommandIO } from './common.js';
@@ -35,13 +36,13 @@ export interface ValidateReport {
   errors: Array<{ plugin: string; message: string }>;
 }
 
-function validatePlugins(setups: readonly PluginSetup[]): ValidateReport {
+function validatePlugins(setups: readonly PluginSetup[], warningOptions: ManifestWarningOptions): ValidateReport {
   const report: ValidateReport = { plugins: [], errors: [] };
   for (const { plugin, staticManifestsDir: dir } of setups) {
     try {
       const snapshot = loadSnapshotSync(plugin, dir);
       const kinds = pluginKinds[plugin];
-      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings: manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests) });
+      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings: manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions) });
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       report.errors.push({ plugin, message: initialLoadMessage(plugin, dir, err.message) });
@@ -76,10 +77,10 @@ export function validate(argv: readonly string[], io: CommandIO): number {
       if (flags.positional.length !== 1) throw new UsageError('validate --plugin NAME takes exactly one directory');
       const dir = resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
-      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }]);
+      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources });
     } else {
       if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}: use --plugin NAME DIR to validate one directory`);
-      report = validatePlugins(admissionSetupFrom(flags, gates).plugins);
+      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources });
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;

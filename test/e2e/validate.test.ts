@@ -115,6 +115,7 @@ test('npm start (serve --dev) prints a registration and a curl example that gets
   const [, caFile] = /--cacert (\S+)/.exec(printed)!;
   const [, example, url] = /--data @(\S+) (\S+)\/validate/.exec(printed)!;
   assert.match(printed, /kind: ValidatingWebhookConfiguration/);
+  assert.match(printed, /kind: MutatingWebhookConfiguration[\s\S]*url: \S+\/mutate/);
   assert.match(printed, /caBundle: \S+/);
   const res = await post(`${url}/validate`, readFileSync(caFile!, 'utf8'), readFileSync(example!));
   const response = (JSON.parse(res.body) as { response: { allowed: boolean; status: { message: string; code: number } } }).response;

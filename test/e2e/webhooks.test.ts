@@ -188,5 +188,11 @@ describe('review and validate', () => {
     const run = start(['validate', '--plugin', 'ValidatingAdmissionWebhook', dir]);
     await run.exited;
     assert.match(run.out.stdout + run.out.stderr, /ValidatingWebhookConfiguration "reviews\.static\.k8s\.io": Admission webhook configuration names resources that are excluded from admission webhooks; the matching rules will have no effect: excludedResources=\[subjectaccessreviews\.authorization\.k8s\.io tokenreviews\.authentication\.k8s\.io\]/);
+
+    // with the gate off the review resources reach webhooks, so there is nothing to warn about
+    const gateOff = start(['validate', '--feature-gates', 'ExcludeAdmissionWebhookVirtualResources=false', '--plugin', 'ValidatingAdmissionWebhook', dir]);
+    await gateOff.exited;
+    assert.doesNotMatch(gateOff.out.stdout + gateOff.out.stderr, /excluded from admission webhooks/);
+    assert.match(gateOff.out.stdout, /1 ValidatingWebhookConfiguration/);
   });
 });
