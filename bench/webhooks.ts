@@ -14,15 +14,12 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { createServer as createHTTPSServer } from 'node:https';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
+import { cpuSeconds, fmt, freePort, httpStatus, median, until } from './util.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
 
@@ -54,44 +51,6 @@ async function serveWebhooks(): Promise<void> {
   }
   process.stdout.write('listening\n');
 }
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-function httpStatus(url: string): Promise<number> {
-  return new Promise((r) => {
-    const req = httpGet(url, (res) => {
-      res.resume();
-      r(res.statusCode ?? 0);
-    });
-    req.on('error', () => r(0));
-  });
-}
-
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
-
-function cpuSeconds(pid: number): number {
-  // utime + stime of every thread of the process, in clock ticks (USER_HZ = 100)
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const fmt = (n: number, d = 2): string => (Number.isFinite(n) ? n.toFixed(d) : '—');
 
 function configurationYAML(ports: readonly number[], caPEM: string): string {
   return `apiVersion: admissionregistration.k8s.io/v1

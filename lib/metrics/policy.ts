@@ -5,7 +5,8 @@
 // Every request records one check per matched binding, so recording must be cheap: prom-client hashes the label
 // set on every inc/observe (~2.7 µs a check, 55 µs for 20 policies), while here a check is a map lookup and a few
 // increments, and the text is produced only when Prometheus scrapes.
-import type { Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { AggregatedMetric, HistogramSeries, registerAggregated } from './aggregated.js';
 
 export interface PolicyCheckRecord {
   readonly policy: string;
@@ -21,80 +22,20 @@ export interface PolicyMetrics {
 
 const buckets = [0.0000005, 0.001, 0.01, 0.1, 1.0] as const;
 
-interface Series {
-  readonly labels: Readonly<Record<string, string>>;
-  count: number;
-  sum: number;
-  /** non-cumulative counts per bucket; the last slot is +Inf */
-  readonly bucketCounts: number[];
-}
-
-interface MetricValue {
-  readonly value: number;
-  readonly labels: Readonly<Record<string, string | number>>;
-  readonly metricName?: string;
-}
-
-/** A metric the registry renders from `get()` (the shape prom-client's own metrics hand it). */
-class AggregatedMetric {
-  readonly aggregator = 'sum';
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: 'counter' | 'histogram',
-    private readonly values: () => MetricValue[],
-  ) {}
-
-  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
-  }
-
-  reset(): void {}
-}
-
 export function createValidatingPolicyMetrics(registry: Registry): PolicyMetrics {
-  const series = new Map<string, Series>();
-
-  const totalName = 'apiserver_validating_admission_policy_check_total';
   const durationName = 'apiserver_validating_admission_policy_check_duration_seconds';
-  const total = new AggregatedMetric(totalName,
-    '[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
-    'counter', () => [...series.values()].map((s) => ({ value: s.count, labels: s.labels })));
-  const duration = new AggregatedMetric(durationName,
-    '[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
-    'histogram', () => [...series.values()].flatMap((s) => {
-      let cumulative = 0;
-      const out: MetricValue[] = buckets.map((le, i) => {
-        cumulative += s.bucketCounts[i]!;
-        return { metricName: `${durationName}_bucket`, labels: { ...s.labels, le }, value: cumulative };
-      });
-      out.push({ metricName: `${durationName}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
-      out.push({ metricName: `${durationName}_sum`, labels: s.labels, value: s.sum });
-      out.push({ metricName: `${durationName}_count`, labels: s.labels, value: s.count });
-      return out;
-    }));
-  // prom-client's registry renders any object with name/help/type/get(); its typings only name its own classes
-  registry.registerMetric(total as unknown as Histogram);
-  registry.registerMetric(duration as unknown as Histogram);
-
+  const series = new HistogramSeries(durationName, ['policy', 'policy_binding', 'error_type', 'enforcement_action'], buckets);
+  registerAggregated(registry, [
+    new AggregatedMetric('apiserver_validating_admission_policy_check_total',
+      '[BETA] Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
+      'counter', () => series.counts()),
+    new AggregatedMetric(durationName,
+      '[BETA] Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
+      'histogram', () => series.values()),
+  ]);
   return {
     recordChecks(checks) {
-      for (const c of checks) {
-        const key = `${c.policy}\u0000${c.binding}\u0000${c.errorType}\u0000${c.enforcementAction}`;
-        let s = series.get(key);
-        if (!s) {
-          s = {
-            labels: { policy: c.policy, policy_binding: c.binding, error_type: c.errorType, enforcement_action: c.enforcementAction },
-            count: 0, sum: 0, bucketCounts: new Array<number>(buckets.length + 1).fill(0),
-          };
-          series.set(key, s);
-        }
-        s.count++;
-        s.sum += c.seconds;
-        let i = 0;
-        while (i < buckets.length && c.seconds > buckets[i]!) i++;
-        s.bucketCounts[i]!++;
-      }
+      for (const c of checks) series.observe([c.policy, c.binding, c.errorType, c.enforcementAction], c.seconds);
     },
   };
 }

@@ -9,8 +9,9 @@
 //
 // Every webhook call records two or three series, so recording must be cheap: prom-client hashes the label set on
 // every inc/observe, while here a record is one map lookup and a few additions, and the text is produced only when
-// Prometheus scrapes (the same approach as lib/metrics/policy.ts).
-import type { Histogram, Registry } from 'prom-client';
+// Prometheus scrapes (lib/metrics/aggregated.ts).
+import type { Registry } from 'prom-client';
+import { AggregatedMetric, CounterSeries, HistogramSeries, registerAggregated } from '../metrics/aggregated.js';
 
 export type WebhookType = 'validating' | 'admit';
 export type RejectionErrorType = 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error';
@@ -27,81 +28,6 @@ export interface WebhookMetrics {
 export const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25] as const;
 
 const bound = (code: number): string => String(code > 600 ? 600 : code);
-
-interface MetricValue {
-  readonly value: number;
-  readonly labels: Readonly<Record<string, string | number>>;
-  readonly metricName?: string;
-}
-
-/** A metric the registry renders from `get()` (the shape prom-client's own metrics hand it). */
-class AggregatedMetric {
-  readonly aggregator = 'sum';
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: 'counter' | 'histogram',
-    private readonly values: () => MetricValue[],
-  ) {}
-
-  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
-  }
-
-  reset(): void {}
-}
-
-class CounterSeries {
-  private readonly series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
-  constructor(private readonly labelNames: readonly string[]) {}
-
-  inc(values: readonly string[]): void {
-    const key = values.join('\u0000');
-    let s = this.series.get(key);
-    if (s === undefined) {
-      s = { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]!])), value: 0 };
-      this.series.set(key, s);
-    }
-    s.value++;
-  }
-
-  values(): MetricValue[] {
-    return [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels }));
-  }
-}
-
-class HistogramSeries {
-  private readonly series = new Map<string, { readonly labels: Record<string, string>; count: number; sum: number; readonly buckets: number[] }>();
-  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
-
-  observe(values: readonly string[], v: number): void {
-    const key = values.join('\u0000');
-    let s = this.series.get(key);
-    if (s === undefined) {
-      s = { labels: Object.fromEntries(this.labelNames.map((n, i) => [n, values[i]!])), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
-      this.series.set(key, s);
-    }
-    s.count++;
-    s.sum += v;
-    let i = 0;
-    while (i < this.bounds.length && v > this.bounds[i]!) i++;
-    s.buckets[i]!++;
-  }
-
-  values(): MetricValue[] {
-    return [...this.series.values()].flatMap((s) => {
-      let cumulative = 0;
-      const out: MetricValue[] = this.bounds.map((le, i) => {
-        cumulative += s.buckets[i]!;
-        return { metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: cumulative };
-      });
-      out.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
-      out.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
-      out.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
-      return out;
-    });
-  }
-}
 
 const byRegistry = new WeakMap<Registry, WebhookMetrics>();
 
@@ -128,8 +54,7 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
       '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).',
       'counter', () => failOpen.values()),
   ];
-  // prom-client's registry renders any object with name/help/type/get(); its typings only name its own classes
-  for (const m of metrics) registry.registerMetric(m as unknown as Histogram);
+  registerAggregated(registry, metrics);
   const recorder: WebhookMetrics = {
     observeWebhook(name, type, operation, rejected, code, seconds) {
       const r = rejected ? 'true' : 'false';

@@ -1,0 +1,44 @@
+// Shared by the benchmark harnesses: free loopback ports, readiness polling, process CPU from /proc, statistics.
+import { readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export function cpuSeconds(pid: number): number {
+  // utime + stime of every thread of the process, in clock ticks (USER_HZ = 100)
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export function httpStatus(url: string): Promise<number> {
+  return new Promise((r) => {
+    const req = httpGet(url, (res) => {
+      res.resume();
+      r(res.statusCode ?? 0);
+    });
+    req.on('error', () => r(0));
+  });
+}
+
+export async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+export const fmt = (n: number, d = 2): string => (Number.isFinite(n) ? n.toFixed(d) : '—');

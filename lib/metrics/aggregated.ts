@@ -1,0 +1,98 @@
+// Metrics recorded on the hot path without prom-client's per-call label hashing: a series is found by one map lookup
+// on its joined label values and updated with a few additions; the exposition text is produced only when Prometheus
+// scrapes, by prom-client's registry, from get(). Used by the policy and webhook metric families, each recording
+// several series per request.
+import type { Histogram, Registry } from 'prom-client';
+
+export interface MetricValue {
+  readonly value: number;
+  readonly labels: Readonly<Record<string, string | number>>;
+  readonly metricName?: string;
+}
+
+/** A metric the registry renders from `get()` (the shape prom-client's own metrics hand it). */
+export class AggregatedMetric {
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'histogram',
+    private readonly values: () => MetricValue[],
+  ) {}
+
+  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
+  }
+
+  reset(): void {}
+}
+
+/** Adds the metrics to the registry. */
+export function registerAggregated(registry: Registry, metrics: readonly AggregatedMetric[]): void {
+  // prom-client's registry renders any object with name/help/type/get(); its typings only name its own classes
+  for (const m of metrics) registry.registerMetric(m as unknown as Histogram);
+}
+
+function labelsOf(names: readonly string[], values: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+}
+
+/** Counter series by label values. */
+export class CounterSeries {
+  private readonly series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
+  constructor(private readonly labelNames: readonly string[]) {}
+
+  inc(values: readonly string[]): void {
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (s === undefined) {
+      s = { labels: labelsOf(this.labelNames, values), value: 0 };
+      this.series.set(key, s);
+    }
+    s.value++;
+  }
+
+  values(): MetricValue[] {
+    return [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels }));
+  }
+}
+
+/** Histogram series by label values; counts() also serves a `_total` counter over the same observations. */
+export class HistogramSeries {
+  private readonly series = new Map<string, { readonly labels: Record<string, string>; count: number; sum: number; readonly buckets: number[] }>();
+  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
+
+  observe(values: readonly string[], v: number): void {
+    const key = values.join('\u0000');
+    let s = this.series.get(key);
+    if (s === undefined) {
+      s = { labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
+      this.series.set(key, s);
+    }
+    s.count++;
+    s.sum += v;
+    let i = 0;
+    while (i < this.bounds.length && v > this.bounds[i]!) i++;
+    s.buckets[i]!++;
+  }
+
+  /** the histogram's _bucket, _sum and _count samples */
+  values(): MetricValue[] {
+    return [...this.series.values()].flatMap((s) => {
+      let cumulative = 0;
+      const out: MetricValue[] = this.bounds.map((le, i) => {
+        cumulative += s.buckets[i]!;
+        return { metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: cumulative };
+      });
+      out.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      out.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      out.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+      return out;
+    });
+  }
+
+  /** the number of observations per label set */
+  counts(): MetricValue[] {
+    return [...this.series.values()].map((s) => ({ value: s.count, labels: s.labels }));
+  }
+}
