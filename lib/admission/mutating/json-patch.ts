@@ -3,10 +3,13 @@
 // error texts reach the answer (`JSON Patch: <error>`):
 // - a path is split on "/" and its first segment is ignored (it is whatever precedes the first "/");
 // - `replace` of a missing object key adds it; `replace` of a missing array index fails;
-// - negative array indexes count from the end; `-` appends for add, and is not an index elsewhere;
+// - negative array indexes count from the end, in every operation and in the middle of a path; `-` appends for add,
+//   and is not an index elsewhere;
 // - `add`/`copy` without a value set null; `copy` of a missing key copies null;
 // - a failed `test` is not an error: the whole patch is dropped and the object stays as it was;
-// - `test` compares only the keys of the document's object (extra keys in the value are ignored).
+// - `test` compares objects key by key and requires the same number of keys; null equals null;
+// - the root path "": `replace` swaps in the whole document when the value is an object or array (a scalar is
+//   silently ignored: v4 wraps a nil error there), `test` compares the whole document.
 // Each error reads as upstream's pkg/errors chain, e.g. `remove operation does not apply: doc is missing path:
 // "/x": missing value`.
 
@@ -61,16 +64,25 @@ function unableToAccess(idx: number): PatchError {
   return wrap(`Unable to access invalid index: ${idx}`, invalidIndex);
 }
 
+/** partialArray's index rule: negative indexes count from the end (SupportNegativeIndices, on by default). */
+function arrayIndex(a: readonly unknown[], key: string): number {
+  let idx = atoi(key);
+  if (idx < 0) {
+    if (idx < -a.length) throw unableToAccess(idx);
+    idx += a.length;
+  }
+  if (idx >= a.length) throw unableToAccess(idx);
+  return idx;
+}
+
 function get(c: Container, key: string): unknown {
   if (c.kind === 'doc') return Object.hasOwn(c.value, key) ? c.value[key] : undefined;
-  const idx = atoi(key);
-  if (idx >= c.value.length || idx < 0) throw unableToAccess(idx);
-  return c.value[idx];
+  return c.value[arrayIndex(c.value, key)];
 }
 
 function set(c: Container, key: string, value: unknown): void {
   if (c.kind === 'doc') setOwn(c.value, key, value);
-  else c.value[atoi(key)] = value;
+  else c.value[arrayIndex(c.value, key)] = value;
 }
 
 function add(c: Container, key: string, value: unknown): void {
@@ -141,11 +153,13 @@ function deepCopy(value: unknown): unknown {
   return value === undefined ? null : structuredClone(value);
 }
 
-/** lazyNode.equal, with the document's value on the left: an object matches when each of its keys matches. */
+/** lazyNode.equal, with the document's value on the left: objects match with the same keys, each matching. */
 function equalNode(doc: unknown, value: unknown): boolean {
   if (isObject(doc)) {
     if (!isObject(value)) return false;
-    return Object.keys(doc).every((k) => Object.hasOwn(value, k) && (doc[k] === null && value[k] === null ? true : equalNode(doc[k], value[k])));
+    const keys = Object.keys(doc);
+    if (keys.length !== Object.keys(value).length) return false;
+    return keys.every((k) => Object.hasOwn(value, k) && (doc[k] === null && value[k] === null ? true : equalNode(doc[k], value[k])));
   }
   if (Array.isArray(doc)) {
     return Array.isArray(value) && doc.length === value.length && doc.every((v, i) => equalNode(v, value[i]));
@@ -258,16 +272,51 @@ function applyOne(root: Container, op: PatchOperation, owned: WeakSet<object>): 
  * shares what the operations do not touch, so neither may be changed in place afterwards). A failed
  * `test` returns `document` itself. Throws PatchError with evanphx's message.
  */
-export function applyJsonPatch(document: unknown, operations: readonly PatchOperation[]): unknown {
+export interface ApplyOptions {
+  /**
+   * What a failed `test` does: 'noop' (default) returns `document` unchanged, as the MutatingAdmissionPolicy plugin
+   * treats it; 'error' throws PatchError `testing value <path> failed: test failed`, as Patch.Apply reports it to
+   * the mutating webhook dispatcher.
+   */
+  readonly failedTest?: 'noop' | 'error';
+}
+
+export function applyJsonPatch(document: unknown, operations: readonly PatchOperation[], options: ApplyOptions = {}): unknown {
   if (!isObject(document)) throw new PatchError('json: cannot unmarshal into Go value of type jsonpatch.partialDoc');
-  const copy = { ...document };
-  const owned = new WeakSet<object>([copy]);
-  const root: Container = { kind: 'doc', value: copy };
+  let root: Container = { kind: 'doc', value: { ...document } };
+  const owned = new WeakSet<object>([root.value]);
   try {
-    for (const op of operations) applyOne(root, op, owned);
+    for (const op of operations) {
+      if (op.path === '' && (op.op === 'replace' || op.op === 'test')) {
+        root = applyToRoot(root, op, owned);
+        continue;
+      }
+      applyOne(root, op, owned);
+    }
   } catch (err) {
-    if (err instanceof PatchTestFailed) return document;
+    if (err instanceof PatchTestFailed) {
+      if (options.failedTest === 'error') throw new PatchError(err.message);
+      return document;
+    }
     throw err;
   }
-  return copy;
+  return root.value;
+}
+
+/** `replace` and `test` of the whole document (path ""), as v4's Patch.replace and Patch.test special-case it. */
+function applyToRoot(root: Container, op: PatchOperation, owned: WeakSet<object>): Container {
+  if (op.op === 'test') {
+    if (equalNode(root.value, 'value' in op ? op.value : undefined)) return root;
+    throw new PatchTestFailed('testing value  failed: test failed');
+  }
+  const value = valueOf(op);
+  if (Array.isArray(value)) {
+    owned.add(value);
+    return { kind: 'ary', value };
+  }
+  if (isObject(value)) {
+    owned.add(value);
+    return { kind: 'doc', value };
+  }
+  return root;
 }

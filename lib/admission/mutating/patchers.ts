@@ -85,6 +85,10 @@ function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKin
     throw err;
   }
   if (patched === object) return { ok: true, object };
+  // a root `replace` with an array: upstream's decode into the object's type fails the same way
+  if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
+    return { ok: false, error: `JSON Patch: cannot unmarshal ${Array.isArray(patched) ? 'array' : typeof patched} into Go value of type ${kind.kind}`, internal: true };
+  }
   const decodeError = strictDecodingError(shapeOf(kind), patched);
   if (decodeError !== undefined) return { ok: false, error: decodeError, internal: true };
   return { ok: true, object: patched };

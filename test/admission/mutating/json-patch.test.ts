@@ -180,3 +180,35 @@ describe('applyJsonPatch copies on write', () => {
     assert.equal(Object.getPrototypeOf(out.metadata.labels), Object.prototype);
   });
 });
+
+describe('applyJsonPatch: evanphx v4 details', () => {
+  const doc = () => ({ a: [1, 2, 3], b: [{ x: 1 }, { x: 2 }], m: { k: 'v' } });
+
+  it('accepts negative indexes in every operation and in the middle of a path (SupportNegativeIndices)', () => {
+    assert.deepEqual((applyJsonPatch(doc(), [{ op: 'replace', path: '/a/-1', value: 9 }]) as { a: number[] }).a, [1, 2, 9]);
+    assert.deepEqual((applyJsonPatch(doc(), [{ op: 'replace', path: '/b/-1/x', value: 7 }]) as { b: unknown[] }).b, [{ x: 1 }, { x: 7 }]);
+    assert.deepEqual((applyJsonPatch(doc(), [{ op: 'copy', from: '/a/-3', path: '/c' }]) as { c: number }).c, 1);
+    const tested = doc();
+    assert.equal(applyJsonPatch(tested, [{ op: 'test', path: '/a/-1', value: 4 }]), tested);
+    assert.throws(() => applyJsonPatch(doc(), [{ op: 'replace', path: '/a/-4', value: 0 }]),
+      (e: unknown) => e instanceof PatchError && e.message === 'replace operation does not apply: doc is missing key: /a/-4: missing value');
+    assert.throws(() => applyJsonPatch(doc(), [{ op: 'remove', path: '/a/-4' }]),
+      (e: unknown) => e instanceof PatchError && /Unable to access invalid index: -4: invalid index referenced/.test(e.message));
+  });
+
+  it('test needs the same keys: extra keys in the value fail it, and the whole patch is dropped', () => {
+    const d = doc();
+    assert.equal(applyJsonPatch(d, [{ op: 'test', path: '/m', value: { k: 'v', extra: 1 } }, { op: 'add', path: '/n', value: 1 }]), d);
+    assert.deepEqual((applyJsonPatch(d, [{ op: 'test', path: '/m', value: { k: 'v' } }, { op: 'add', path: '/n', value: 1 }]) as { n: number }).n, 1);
+  });
+
+  it('the root path: replace swaps the document for an object (a scalar is ignored), test compares it whole', () => {
+    assert.deepEqual(applyJsonPatch(doc(), [{ op: 'replace', path: '', value: { z: 1 } }, { op: 'add', path: '/y', value: 2 }]), { z: 1, y: 2 });
+    assert.deepEqual(applyJsonPatch({ q: 1 }, [{ op: 'replace', path: '', value: 5 }]), { q: 1 });
+    const d = { q: 1 };
+    assert.deepEqual(applyJsonPatch(d, [{ op: 'test', path: '', value: { q: 1 } }, { op: 'add', path: '/r', value: 2 }]), { q: 1, r: 2 });
+    assert.equal(applyJsonPatch(d, [{ op: 'test', path: '', value: { q: 2 } }, { op: 'add', path: '/r', value: 2 }]), d);
+    assert.throws(() => applyJsonPatch(d, [{ op: 'test', path: '', value: { q: 2 } }], { failedTest: 'error' }),
+      (e: unknown) => e instanceof PatchError && e.message === 'testing value  failed: test failed');
+  });
+});
