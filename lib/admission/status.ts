@@ -25,12 +25,21 @@ function requestName(request: AdmissionRequest): string {
   return 'Unknown';
 }
 
+export interface ForbiddenOptions {
+  /**
+   * Where the name comes from: 'extracted' (default) as the policy plugins' extractResourceName; 'request': the
+   * request's name as is (attr.GetName(), as the webhook plugins pass it), and no details.name when it is empty.
+   */
+  readonly name?: 'extracted' | 'request';
+}
+
 /** `<resource>[.<group>] "<name>" is forbidden: <message>` with details, as apierrors.NewForbidden builds it. */
-export function forbiddenStatus(request: AdmissionRequest, message: string, reason = 'Forbidden'): Status {
+export function forbiddenStatus(request: AdmissionRequest, message: string, reason = 'Forbidden', options: ForbiddenOptions = {}): Status {
   const group = request.resource?.group ?? '';
   const resource = request.resource?.resource ?? '';
   const qualified = group === '' ? resource : `${resource}.${group}`;
-  const name = requestName(request);
+  const fromRequest = options.name === 'request';
+  const name = fromRequest ? request.name ?? '' : requestName(request);
   let text: string;
   if (qualified === '') text = `forbidden: ${message}`;
   else if (name === '') text = `${qualified} is forbidden: ${message}`;
@@ -40,7 +49,8 @@ export function forbiddenStatus(request: AdmissionRequest, message: string, reas
     status: 'Failure',
     message: text,
     reason,
-    details: { name, group, kind: resource },
+    // StatusDetails.name is omitempty
+    details: fromRequest && name === '' ? { group, kind: resource } : { name, group, kind: resource },
     code: reasonToCode(reason),
   } as Status;
 }

@@ -324,13 +324,16 @@ export class WebhookClients {
     if (remaining <= 0) return Promise.reject(failed('timeout', 'context deadline exceeded'));
     if (options.signal.aborted) return Promise.reject(failed('canceled', 'context canceled'));
 
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | string[]> = {
       'content-type': 'application/json',
       accept: 'application/json, */*',
       'user-agent': 'kube-apiserver-admission',
     };
     const authorization = pooled.credentials.authorization();
     if (authorization !== undefined) headers.authorization = authorization;
+    // kubeconfig `as`/`as-groups`/`as-user-extra`, as client-go's impersonating round tripper adds them
+    const impersonation = pooled.credentials.impersonationHeaders;
+    if (impersonation !== undefined) for (const [k, v] of Object.entries(impersonation)) headers[k] = typeof v === 'string' ? v : [...v];
 
     return new Promise<RawResponse>((resolve, reject) => {
       const call = new ResponseCollector(postURL, (outcome) => {

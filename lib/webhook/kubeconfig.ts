@@ -10,6 +10,9 @@
 // token is sent even when an inline token is set too (the inline one only while the file cannot be read); client
 // certificate and key (files or inline data); username/password, never together with a token. auth-provider is
 // refused as upstream refuses it; exec plugins are refused by this daemon (it runs no credential helpers).
+// Impersonation (`as`, `as-groups`, `as-user-extra`; only when `as` is set, and without `as-uid`, as upstream copies it
+// into the rest config) is sent as client-go's impersonating round tripper sends it: Impersonate-User, one
+// Impersonate-Group per group, one Impersonate-Extra-<escaped key> per value.
 // Relative file paths are resolved against the kubeconfig's directory, as clientcmd resolves them.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -34,6 +37,14 @@ export interface AuthInfo {
   readonly password?: string;
   readonly exec?: boolean;
   readonly authProvider?: boolean;
+  /** `as`, `as-groups`, `as-user-extra` */
+  readonly impersonate?: Impersonation;
+}
+
+export interface Impersonation {
+  readonly user: string;
+  readonly groups: readonly string[];
+  readonly extra: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What a call presents: PEM client certificate/key, Authorization header value. */
@@ -44,6 +55,8 @@ export interface Credentials {
   readonly keyPEM?: string;
   /** `Bearer …` or `Basic …`; read per call (token files change) */
   authorization(): string | undefined;
+  /** the Impersonate-* headers every call carries */
+  readonly impersonationHeaders?: Readonly<Record<string, string | readonly string[]>>;
 }
 
 export interface Kubeconfig {
@@ -53,6 +66,40 @@ export interface Kubeconfig {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** restConfigFromKubeconfig copies Impersonate only when `as` is set (and never `as-uid`). */
+function impersonationFrom(u: Record<string, unknown>): Impersonation | undefined {
+  const user = str(u.as);
+  if (user === undefined) return undefined;
+  const extra: Record<string, string[]> = {};
+  if (isObject(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) extra[k] = strings(v);
+  return { user, groups: strings(u['as-groups']), extra };
+}
+
+/** client-go's headerKeyEscape: bytes outside the RFC 7230 token set, and '%', percent-encoded. */
+function headerKeyEscape(key: string): string {
+  let out = '';
+  for (const b of Buffer.from(key, 'utf8')) {
+    const c = String.fromCharCode(b);
+    out += b < 0x80 && /^[A-Za-z0-9!#$&'*+\-.^_`|~]$/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** The headers client-go's impersonating round tripper adds. */
+export function impersonationHeaders(imp: Impersonation): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { 'impersonate-user': imp.user };
+  if (imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
+  for (const [k, values] of Object.entries(imp.extra)) {
+    if (values.length === 0) continue;
+    const name = `impersonate-extra-${headerKeyEscape(k)}`.toLowerCase();
+    const prior = headers[name];
+    headers[name] = [...(prior === undefined ? [] : Array.isArray(prior) ? prior : [prior]), ...values];
+  }
+  return headers;
+}
 
 /** Parses a kubeconfig's users, contexts and current-context. An empty path is an empty kubeconfig. */
 export function loadKubeconfig(path: string): Kubeconfig {
@@ -93,6 +140,7 @@ export function kubeconfigFrom(doc: unknown, baseDir: string, path = '<inline>')
       password: str(u.password),
       exec: u.exec != null ? true : undefined,
       authProvider: u['auth-provider'] != null ? true : undefined,
+      impersonate: impersonationFrom(u),
     };
     for (const k of Object.keys(info)) if (info[k] === undefined) delete info[k];
     users.set(entry.name, info as AuthInfo);
@@ -202,7 +250,7 @@ export function credentialsFrom(user: string, info: AuthInfo | undefined, now: (
     else throw new KubeconfigError('tls: private key is missing for the client certificate');
   }
   const basic = hasBasic ? `Basic ${Buffer.from(`${info.username ?? ''}:${info.password ?? ''}`).toString('base64')}` : undefined;
-  const creds: { user: string; certPEM?: string; keyPEM?: string; authorization(): string | undefined } = {
+  const creds: { user: string; certPEM?: string; keyPEM?: string; authorization(): string | undefined; impersonationHeaders?: Record<string, string | string[]> } = {
     user,
     authorization: () => {
       const token = bearer();
@@ -210,6 +258,7 @@ export function credentialsFrom(user: string, info: AuthInfo | undefined, now: (
       return basic;
     },
   };
+  if (info.impersonate !== undefined) creds.impersonationHeaders = impersonationHeaders(info.impersonate);
   if (certPEM !== undefined) creds.certPEM = certPEM;
   if (keyPEM !== undefined) creds.keyPEM = keyPEM;
   return creds;

@@ -45,13 +45,13 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
       '[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
       'histogram', () => duration.values()),
     new AggregatedMetric('apiserver_admission_webhook_request_total',
-      '[ALPHA] Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
+      '[ALPHA] Admission webhook request total, identified by name and broken out for each admission type (validating or mutating) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
       'counter', () => requests.values()),
     new AggregatedMetric('apiserver_admission_webhook_rejection_count',
       '[ALPHA] Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.',
       'counter', () => rejections.values()),
     new AggregatedMetric('apiserver_admission_webhook_fail_open_count',
-      '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).',
+      '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or mutating).',
       'counter', () => failOpen.values()),
   ];
   registerAggregated(registry, metrics);

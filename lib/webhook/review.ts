@@ -85,6 +85,99 @@ function invalid(webhookName: string, kind: 'invalid_response' | 'wrong_uid' | '
   return new CallingWebhookError(webhookName, kind, `received invalid webhook response: ${message}`, serviceUnavailable('error validating webhook response'));
 }
 
+/** Go's JSON type name for an UnmarshalTypeError; a number shows its text only when an integer field rejects it. */
+function goValue(v: unknown, integerTarget = false): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number' && integerTarget) return `number ${String(v)}`;
+  return typeof v;
+}
+
+const int32 = (v: number): boolean => Number.isInteger(v) && v >= -2147483648 && v <= 2147483647;
+
+/**
+ * response.status decoded as metav1.Status is: a field of the wrong type fails the whole answer (the rest client's
+ * Into), with encoding/json's message; null leaves a field unset; unknown fields are dropped.
+ */
+function decodeStatus(webhookName: string, raw: Record<string, unknown>): Status {
+  const fail = (struct: string, path: string, value: unknown, goType: string): never => {
+    throw malformed(webhookName, `json: cannot unmarshal ${goValue(value, goType.startsWith('int'))} into Go struct field ${struct}.response.status.${path} of type ${goType}`);
+  };
+  const str = (struct: string, obj: Record<string, unknown>, key: string, prefix: string, goType = 'string'): string | undefined => {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') fail(struct, `${prefix}${key}`, v, goType);
+    return v as string;
+  };
+  const int = (struct: string, obj: Record<string, unknown>, key: string, prefix: string, goType: 'int32' | 'int64'): number | undefined => {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    const ok = typeof v === 'number' && (goType === 'int32' ? int32(v) : Number.isSafeInteger(v));
+    if (!ok) fail(struct, `${prefix}${key}`, v, goType);
+    return v as number;
+  };
+  const obj = (struct: string, parent: Record<string, unknown>, key: string, prefix: string, goType: string): Record<string, unknown> | undefined => {
+    const v = parent[key];
+    if (v === undefined || v === null) return undefined;
+    if (!isObject(v)) fail(struct, `${prefix}${key}`, v, goType);
+    return v as Record<string, unknown>;
+  };
+  const status: Status = {};
+  const kind = str('Status', raw, 'kind', '');
+  if (kind !== undefined) status.kind = kind;
+  const apiVersion = str('Status', raw, 'apiVersion', '');
+  if (apiVersion !== undefined) status.apiVersion = apiVersion;
+  const metadata = obj('Status', raw, 'metadata', '', 'v1.ListMeta');
+  if (metadata !== undefined) {
+    const meta: NonNullable<Status['metadata']> = {};
+    for (const k of ['selfLink', 'resourceVersion', 'continue'] as const) {
+      const v = str('ListMeta', metadata, k, 'metadata.');
+      if (v !== undefined) meta[k] = v;
+    }
+    const remaining = int('ListMeta', metadata, 'remainingItemCount', 'metadata.', 'int64');
+    if (remaining !== undefined) meta.remainingItemCount = remaining;
+    status.metadata = meta;
+  }
+  const st = str('Status', raw, 'status', '');
+  if (st !== undefined) status.status = st;
+  const message = str('Status', raw, 'message', '');
+  if (message !== undefined) status.message = message;
+  const reason = str('Status', raw, 'reason', '', 'v1.StatusReason');
+  if (reason !== undefined) status.reason = reason;
+  const details = obj('Status', raw, 'details', '', 'v1.StatusDetails');
+  if (details !== undefined) {
+    const d: NonNullable<Status['details']> = {};
+    for (const k of ['name', 'group', 'kind'] as const) {
+      const v = str('StatusDetails', details, k, 'details.');
+      if (v !== undefined) d[k] = v;
+    }
+    const uid = str('StatusDetails', details, 'uid', 'details.', 'types.UID');
+    if (uid !== undefined) d.uid = uid;
+    const causes = details.causes;
+    if (causes !== undefined && causes !== null) {
+      if (!Array.isArray(causes)) fail('StatusDetails', 'details.causes', causes, '[]v1.StatusCause');
+      d.causes = (causes as unknown[]).map((c) => {
+        if (c === null) return {};
+        if (!isObject(c)) return fail('StatusDetails', 'details.causes', c, 'v1.StatusCause');
+        const cause: NonNullable<NonNullable<Status['details']>['causes']>[number] = {};
+        const r = str('StatusCause', c, 'reason', 'details.causes.', 'v1.CauseType');
+        if (r !== undefined) cause.reason = r;
+        const m = str('StatusCause', c, 'message', 'details.causes.');
+        if (m !== undefined) cause.message = m;
+        const f = str('StatusCause', c, 'field', 'details.causes.');
+        if (f !== undefined) cause.field = f;
+        return cause;
+      });
+    }
+    const retry = int('StatusDetails', details, 'retryAfterSeconds', 'details.', 'int32');
+    if (retry !== undefined) d.retryAfterSeconds = retry;
+    status.details = d;
+  }
+  const code = int('Status', raw, 'code', '', 'int32');
+  if (code !== undefined) status.code = code;
+  return status;
+}
+
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Decodes the answer (Into) and checks it (VerifyAdmissionResponse). Throws CallingWebhookError. */
@@ -112,6 +205,7 @@ export function verifyResponse(webhookName: string, uid: string, mutating: boole
     fieldType('warnings', r.warnings === undefined || r.warnings === null || (Array.isArray(r.warnings) && r.warnings.every((w) => typeof w === 'string')), '[]string');
     fieldType('auditAnnotations', r.auditAnnotations === undefined || r.auditAnnotations === null || (isObject(r.auditAnnotations) && Object.values(r.auditAnnotations).every((v) => typeof v === 'string')), 'map[string]string');
   }
+  const result = r !== undefined && isObject(r.status) ? decodeStatus(webhookName, r.status) : undefined;
   if (r === undefined) throw invalid(webhookName, 'invalid_response', 'webhook response was absent');
   const patchBytes = typeof r.patch === 'string' && r.patch !== '' ? Buffer.from(r.patch, 'base64') : undefined;
   const hasPatchType = r.patchType !== undefined && r.patchType !== null;
@@ -145,7 +239,7 @@ export function verifyResponse(webhookName: string, uid: string, mutating: boole
   }
   return {
     allowed: r.allowed === true,
-    result: (r.status ?? undefined) as Status | undefined,
+    result,
     patch,
     patchType,
     warnings: (r.warnings ?? []) as string[],

@@ -19,6 +19,8 @@ import type { CertificateAndKey, CertificateAuthority } from '../../lib/server/d
 export interface Received {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
+  /** name/value pairs as sent (a header sent twice appears twice) */
+  readonly rawHeaders: readonly string[];
   readonly raw: Buffer;
   readonly review: { apiVersion: string; kind: string; request: AdmissionRequest & { uid: string } };
   /** subject CN of the client certificate presented, if any */
@@ -91,6 +93,7 @@ export async function startWebhookServer(options: ServerOptions, handler: Handle
       const r: Received = {
         path: req.url ?? '',
         headers: req.headers,
+        rawHeaders: req.rawHeaders,
         raw,
         review: JSON.parse(raw.toString('utf8')) as Received['review'],
         clientCN: peer && peer.subject ? (peer.subject.CN as string | undefined) : undefined,

@@ -124,6 +124,32 @@ describe('credentials a webhook server receives', () => {
     assert.deepEqual(got, { authorization: `Basic ${Buffer.from('admission:s3cret').toString('base64')}`, cn: undefined });
   });
 
+  test('impersonation (as, as-groups, as-user-extra) is sent as client-go\'s impersonating round tripper sends it', async () => {
+    const kubeconfig = 'users:\n- name: "*"\n  user:\n    token: t\n    as: system:serviceaccount:kube-system:admission\n    as-uid: ignored-uid\n'
+      + '    as-groups: ["system:masters", "ops"]\n    as-user-extra:\n      scopes: ["a", "b"]\n      "example.com/weird key%": ["v"]\n';
+    await post(kubeconfig);
+    const r = server.received.at(-1)!;
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; i < r.rawHeaders.length; i += 2) pairs.push([r.rawHeaders[i]!.toLowerCase(), r.rawHeaders[i + 1]!]);
+    const impersonation = pairs.filter(([k]) => k.startsWith('impersonate-'));
+    assert.deepEqual(impersonation, [
+      ['impersonate-user', 'system:serviceaccount:kube-system:admission'],
+      ['impersonate-group', 'system:masters'],
+      ['impersonate-group', 'ops'],
+      ['impersonate-extra-scopes', 'a'],
+      ['impersonate-extra-scopes', 'b'],
+      // headerKeyEscape: '/', ' ' and '%' percent-encoded
+      ['impersonate-extra-example.com%2fweird%20key%25', 'v'],
+    ]);
+    assert.equal(r.headers.authorization, 'Bearer t');
+  });
+
+  test('as-groups and as-user-extra without as: no impersonation (upstream copies them only with a user)', async () => {
+    await post('users:\n- name: "*"\n  user:\n    token: t\n    as-groups: ["g"]\n    as-user-extra:\n      k: ["v"]\n');
+    const r = server.received.at(-1)!;
+    assert.deepEqual(Object.keys(r.headers).filter((k) => k.startsWith('impersonate-')), []);
+  });
+
   test('no matching user and no current context: anonymous', async () => {
     assert.deepEqual(await post('users:\n- name: elsewhere\n  user:\n    token: t\n'), { authorization: undefined, cn: undefined });
   });

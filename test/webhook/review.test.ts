@@ -95,6 +95,41 @@ describe('verifying the answer', () => {
   });
 });
 
+describe('response.status as metav1.Status', () => {
+  const v1 = (status: unknown) => raw({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u', allowed: false, status } });
+  const decodeError = (status: unknown): string => failure(() => verifyResponse('w', 'u', false, 'v1', v1(status))).reason;
+
+  test('known fields are kept, unknown ones dropped, null ones unset', () => {
+    const r = verifyResponse('w', 'u', false, 'v1', v1({
+      kind: 'Status', apiVersion: 'v1', metadata: { resourceVersion: '1', extra: 'x' }, status: 'Failure', message: 'no', reason: 'Invalid', code: 422, bogus: { a: 1 }, field: null,
+      details: { name: 'n', group: 'g', kind: 'k', uid: 'id', retryAfterSeconds: 2, other: true, causes: [{ reason: 'FieldValueInvalid', message: 'm', field: 'spec.x', why: 1 }, null] },
+    }));
+    assert.deepEqual(r.result, {
+      kind: 'Status', apiVersion: 'v1', metadata: { resourceVersion: '1' }, status: 'Failure', message: 'no', reason: 'Invalid', code: 422,
+      details: { name: 'n', group: 'g', kind: 'k', uid: 'id', retryAfterSeconds: 2, causes: [{ reason: 'FieldValueInvalid', message: 'm', field: 'spec.x' }, {}] },
+    });
+    assert.deepEqual(verifyResponse('w', 'u', false, 'v1', v1({ code: null, message: null })).result, {});
+  });
+
+  test('a field of the wrong type fails the answer with encoding/json\'s message', () => {
+    const prefix = 'failed to call webhook: json: cannot unmarshal ';
+    assert.equal(decodeError({ code: '403' }), `${prefix}string into Go struct field Status.response.status.code of type int32`);
+    assert.equal(decodeError({ code: 403.5 }), `${prefix}number 403.5 into Go struct field Status.response.status.code of type int32`);
+    assert.equal(decodeError({ code: 2147483648 }), `${prefix}number 2147483648 into Go struct field Status.response.status.code of type int32`);
+    assert.equal(decodeError({ message: {} }), `${prefix}object into Go struct field Status.response.status.message of type string`);
+    assert.equal(decodeError({ reason: 1 }), `${prefix}number into Go struct field Status.response.status.reason of type v1.StatusReason`);
+    assert.equal(decodeError({ status: true }), `${prefix}bool into Go struct field Status.response.status.status of type string`);
+    assert.equal(decodeError({ details: [] }), `${prefix}array into Go struct field Status.response.status.details of type v1.StatusDetails`);
+    assert.equal(decodeError({ details: { name: 1 } }), `${prefix}number into Go struct field StatusDetails.response.status.details.name of type string`);
+    assert.equal(decodeError({ details: { causes: {} } }), `${prefix}object into Go struct field StatusDetails.response.status.details.causes of type []v1.StatusCause`);
+    assert.equal(decodeError({ details: { causes: [{ field: [] }] } }), `${prefix}array into Go struct field StatusCause.response.status.details.causes.field of type string`);
+    assert.equal(decodeError({ details: { retryAfterSeconds: '1' } }), `${prefix}string into Go struct field StatusDetails.response.status.details.retryAfterSeconds of type int32`);
+    assert.equal(decodeError({ metadata: 'x' }), `${prefix}string into Go struct field Status.response.status.metadata of type v1.ListMeta`);
+    const err = failure(() => verifyResponse('w', 'u', false, 'v1', v1({ code: '403' })));
+    assert.equal(err.kind, 'malformed');
+  });
+});
+
 describe('ToStatusErr', () => {
   test('a code under 400 becomes 400, Success becomes Failure, the message names the webhook', () => {
     assert.deepEqual(toStatusErr('w', { status: 'Success', code: 200, message: 'm' }), { status: 'Failure', code: 400, message: 'admission webhook "w" denied the request: m' });

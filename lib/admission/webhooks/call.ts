@@ -10,6 +10,7 @@ import { prepareActivation } from '../../cel/index.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { httpStatusError, postURLFor } from '../../webhook/client.js';
 import type { CancelSignal, WebhookClients } from '../../webhook/client.js';
+import type { FailureKind } from '../../webhook/errors.js';
 import { badRequest, CallingWebhookError, dryRunUnsupported, internalError, serviceUnavailable } from '../../webhook/errors.js';
 import { negotiateVersion, noKnownVersionMessage, verifyResponse } from '../../webhook/review.js';
 import type { ReviewVersion, VerifiedResponse } from '../../webhook/review.js';
@@ -75,7 +76,8 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
     }
     if (errors.length > 0) {
       if (failurePolicyOf(hook) === 'Ignore') return { skip: true };
-      return { deny: forbiddenStatus(request, aggregate(errors)) };
+      // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
+      return { deny: forbiddenStatus(request, aggregate(errors), 'Forbidden', { name: 'request' }) };
     }
   }
   return { call: { hook, target } };
@@ -138,8 +140,33 @@ export interface CallOptions {
   readonly dryRun: boolean;
 }
 
+/** The failures the rest client reports without a Status of its own (transport, timeout, an undecodable answer). */
+const callFailureKinds: ReadonlySet<FailureKind> = new Set(['connection_refused', 'connection_error', 'tls', 'timeout', 'canceled', 'malformed']);
+
+/**
+ * The validating dispatcher's Status for a failed call: where the mutating one uses NewServiceUnavailable("error
+ * calling webhook") and NewInternalError(err) for the REST client, it uses NewBadRequest("error calling webhook") and
+ * NewBadRequest("error getting REST client"). Only the metrics' code changes: failing closed is NewInternalError.
+ */
+export function asValidatingCallError<T>(err: T): T {
+  if (!(err instanceof CallingWebhookError)) return err;
+  let status: Status | undefined;
+  if (callFailureKinds.has(err.kind) && err.status.reason === 'ServiceUnavailable' && err.status.message === 'error calling webhook') status = badRequest('error calling webhook');
+  else if (err.kind === 'client_config' && err.reason.startsWith('could not get REST client: ')) status = badRequest('error getting REST client');
+  return status === undefined ? err : (new CallingWebhookError(err.webhookName, err.kind, err.reason, status) as T);
+}
+
 /** callHook: throws CallingWebhookError, or AdmissionStatusError (dry run refused). */
 export async function callHook(clients: WebhookClients, hook: StaticWebhook, options: CallOptions): Promise<VerifiedResponse> {
+  if (options.mutating) return callHookAs(clients, hook, options);
+  try {
+    return await callHookAs(clients, hook, options);
+  } catch (err) {
+    throw asValidatingCallError(err);
+  }
+}
+
+async function callHookAs(clients: WebhookClients, hook: StaticWebhook, options: CallOptions): Promise<VerifiedResponse> {
   const name = hook.webhook.name ?? '';
   if (options.dryRun) {
     const sideEffects = hook.webhook.sideEffects;

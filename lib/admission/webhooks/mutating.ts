@@ -6,12 +6,12 @@
 // time in the second pass. Audit annotations as upstream: `mutation.webhook.admission.k8s.io/round_<r>_index_<i>`
 // for every call, `patch.webhook.admission.k8s.io/round_<r>_index_<i>` for every patch applied, and
 // `failed-open.mutation.webhook.admission.k8s.io/round_<r>_index_<i>` for a call that failed open.
-import fastJsonPatch from 'fast-json-patch';
-import type { Operation } from 'fast-json-patch';
 import type { Status } from '../../api/admission.js';
 import type { MutatingPlugin, MutationAttributes, MutationContext, MutationResult } from '../mutation.js';
 import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
+import { applyJsonPatch, PatchError } from '../mutating/json-patch.js';
+import type { PatchOperation } from '../mutating/json-patch.js';
 import { callHook, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
 import type { WebhookClients } from '../../webhook/client.js';
 import { AdmissionStatusError, CallingWebhookError, failClosedStatus, internalError, requestTimeoutError, serviceUnavailable, toStatusErr } from '../../webhook/errors.js';
@@ -71,6 +71,73 @@ function sortedOperation(op: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.keys(op).sort().map((k) => [k, op[k]]));
 }
 
+/** A jsonpatch.Patch as DecodePatch leaves it: each operation a map whose fields are read only when applied. */
+type DecodedPatch = ReadonlyArray<Record<string, unknown> | null>;
+
+/** The JSON type name Go's encoding/json uses in an UnmarshalTypeError. */
+function goKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+/** jsonpatch.DecodePatch: a JSON array of objects; `null` is an empty patch (as is a `null` element's map). */
+function decodePatch(text: string): DecodedPatch {
+  const parsed: unknown = JSON.parse(text);
+  if (parsed === null) return [];
+  if (!Array.isArray(parsed)) throw new Error(`json: cannot unmarshal ${goKind(parsed)} into Go value of type jsonpatch.Patch`);
+  for (const op of parsed) {
+    if (op !== null && (typeof op !== 'object' || Array.isArray(op))) throw new Error(`json: cannot unmarshal ${goKind(op)} into Go value of type jsonpatch.Operation`);
+  }
+  return parsed as Array<Record<string, unknown> | null>;
+}
+
+/** Operation.Path/From: a field absent or null is missing; any other non-string fails to unmarshal. */
+function fieldError(op: Record<string, unknown>, field: 'path' | 'from'): string | undefined {
+  const v = op[field];
+  if (typeof v === 'string') return undefined;
+  if (v === undefined || v === null) return field === 'path' ? 'operation missing path field: missing value' : 'operation, missing from field: missing value';
+  return `json: cannot unmarshal ${goKind(v)} into Go value of type string`;
+}
+
+/**
+ * Patch.Apply (evanphx json-patch v4) of a decoded patch. The port takes typed operations, so an operation whose
+ * path or from does not decode is reported here, after the operations before it (and, for move/copy, the from side,
+ * which upstream reads before the path) have been applied as upstream would.
+ */
+function applyDecodedPatch(document: unknown, patch: DecodedPatch): unknown {
+  const ops: PatchOperation[] = [];
+  for (const raw of patch) {
+    const op = raw ?? {};
+    // Operation.Kind: a missing or non-string op reads "unknown" (Apply: `Unexpected kind: unknown`)
+    const kind = typeof op.op === 'string' ? op.op : 'unknown';
+    const known = ['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(kind);
+    const hasFrom = kind === 'move' || kind === 'copy';
+    const fromError = hasFrom ? fieldError(op, 'from') : undefined;
+    if (fromError !== undefined && op.from !== undefined && op.from !== null) {
+      applyJsonPatch(document, ops, { failedTest: 'error' });
+      throw new PatchError(`${kind} operation failed to decode from: ${fromError}`);
+    }
+    const pathError = known ? fieldError(op, 'path') : undefined;
+    if (pathError !== undefined) {
+      // the from side first: moving or copying a value onto itself fails exactly when reading it does (a missing
+      // from fails in the port with upstream's message)
+      const probe: PatchOperation[] = !hasFrom ? [] : typeof op.from === 'string' ? [{ op: kind, from: op.from, path: op.from }] : [{ op: kind, path: '' }];
+      applyJsonPatch(document, [...ops, ...probe], { failedTest: 'error' });
+      // add, remove and copy drop the cause (errors.Wrapf(ErrMissing, …)); the others keep it
+      const cause = kind === 'add' || kind === 'remove' || kind === 'copy' ? 'missing value' : pathError;
+      throw new PatchError(`${kind} operation failed to decode path: ${cause}`);
+    }
+    const typed: { op: string; path: string; from?: string; value?: unknown } = { op: kind, path: typeof op.path === 'string' ? op.path : '' };
+    if (typeof op.from === 'string') typed.from = op.from;
+    if (Object.hasOwn(op, 'value')) typed.value = op.value;
+    ops.push(typed);
+  }
+  // upstream's Patch.Apply reports a failed test as an error (the policy plugin's no-op is not used here)
+  return applyJsonPatch(document, ops, { failedTest: 'error' });
+}
+
 export class MutatingWebhookPlugin implements MutatingPlugin {
   readonly name = 'MutatingAdmissionWebhook' as const;
   constructor(private readonly options: MutatingWebhooksOptions) {}
@@ -122,14 +189,12 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
         if (!result.allowed) {
           rejection = toStatusErr(name, result.result);
         } else if (result.patch !== undefined) {
-          let ops: unknown;
+          let patch: DecodedPatch;
           try {
-            ops = JSON.parse(result.patch.toString('utf8'));
-            if (!Array.isArray(ops)) throw new Error(`json: cannot unmarshal ${typeof ops} into Go value of type jsonpatch.Patch`);
+            patch = decodePatch(result.patch.toString('utf8'));
           } catch (err) {
             throw new CallingWebhookError(name, 'malformed', `received undecodable patch in webhook response: ${(err as Error).message}`, serviceUnavailable('error decoding patch in webhook response'));
           }
-          const patch = ops as Operation[];
           if (patch.length > 0) {
             if (attributes.object === null || attributes.object === undefined) {
               throw new AdmissionStatusError(internalError(`admission webhook ${JSON.stringify(name)} attempted to modify the object, which is not supported for this operation`));
@@ -139,12 +204,16 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
             }
             let patched: unknown;
             try {
-              patched = fastJsonPatch.applyPatch(attributes.object, patch, true, false).newDocument;
+              patched = applyDecodedPatch(attributes.object, patch);
             } catch (err) {
-              throw new AdmissionStatusError(internalError(err instanceof Error ? err.message.split('\n', 1)[0]! : String(err)));
+              throw new AdmissionStatusError(internalError(err instanceof Error ? err.message : String(err)));
+            }
+            // upstream decodes the result into the typed object: anything but a JSON object fails there
+            if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) {
+              throw new AdmissionStatusError(internalError(`json: cannot unmarshal ${goKind(patched)} into Go value of type map[string]interface {}`));
             }
             changed = !jsonEqual(attributes.object, patched);
-            annotate(`${patchAuditAnnotationPrefix}${key}`, goJSON({ configuration, webhook: name, patch: patch.map((op) => sortedOperation(op as unknown as Record<string, unknown>)), patchType: 'JSONPatch' }));
+            annotate(`${patchAuditAnnotationPrefix}${key}`, goJSON({ configuration, webhook: name, patch: patch.map((op) => (op === null ? null : sortedOperation(op))), patchType: 'JSONPatch' }));
             attributes.object = patched;
           }
         }

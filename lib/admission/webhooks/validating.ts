@@ -11,7 +11,7 @@
 import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
-import { callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
+import { asValidatingCallError, callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
 import type { Invocation } from './call.js';
 import { CallCancellation } from '../../webhook/client.js';
 import type { WebhookClients } from '../../webhook/client.js';
@@ -205,7 +205,7 @@ export class ValidatingWebhookDispatcher {
           if (call.settled) continue;
           // still in flight: `pending` keeps counting it, so finish() cancels it
           call.settled = true;
-          const status = record(call, { error: deadlineExceeded(call.invocation.hook, call.timeoutMs) });
+          const status = record(call, { error: asValidatingCallError(deadlineExceeded(call.invocation.hook, call.timeoutMs)) });
           denial ??= status;
         }
         return finish(denial === undefined ? { allowed: true, warnings, auditAnnotations } : { allowed: false, status: denial, warnings, auditAnnotations });

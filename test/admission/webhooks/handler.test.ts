@@ -105,7 +105,7 @@ describe('/validate with static validating webhooks', () => {
     assert.ok(elapsed >= 900 && elapsed < 5_000, `cut off after ${elapsed} ms`);
     assert.equal(answer.allowed, false);
     assert.match(answer.status?.message ?? '', /^Internal error occurred: failed calling webhook "hang\.example\.static\.k8s\.io": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/validate\?timeout=1s": context deadline exceeded$/);
-    assert.equal(await metricValue(registry, 'apiserver_admission_webhook_rejection_count', { name: 'hang.example.static.k8s.io', error_type: 'calling_webhook_error', rejection_code: '503' }), 1);
+    assert.equal(await metricValue(registry, 'apiserver_admission_webhook_rejection_count', { name: 'hang.example.static.k8s.io', error_type: 'calling_webhook_error', rejection_code: '400' }), 1);
     assert.equal(await metricValue(registry, 'apiserver_admission_webhook_request_total', { name: 'fast.example.static.k8s.io', code: '200', rejected: 'false' }), 10);
   });
 

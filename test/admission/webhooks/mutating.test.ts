@@ -188,3 +188,101 @@ describe('mutating webhooks', () => {
     assert.equal(await metricValue(s.registry, 'apiserver_admission_webhook_rejection_count', { name: 's.example.static.k8s.io', type: 'admit', error_type: 'apiserver_internal_error', rejection_code: '0' }), 1);
   });
 });
+
+describe('mutating webhook patches as upstream decodes and applies them (evanphx json-patch v4)', () => {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  const rawPatch = (text: string): Handler => (r) => allow(r, { patchType: 'JSONPatch', patch: b64(text) });
+  const denial = (result: MutationResult): { message: string | undefined; code: number | undefined; reason: string | undefined } =>
+    (result.allowed ? { message: undefined, code: undefined, reason: undefined } : { message: result.status.message, code: result.status.code, reason: result.status.reason });
+  async function admitWith(handler: Handler, request = configMapRequest(), failurePolicy: 'Fail' | 'Ignore' = 'Fail') {
+    const s = await server(handler);
+    const { plugin: p, registry } = plugin([{ name: 'p.example.static.k8s.io', url: `${s.url}/mutate`, caPEM, failurePolicy }]);
+    return { ...(await runChain([p], request)), registry };
+  }
+
+  test('replace of a missing object key adds it', async () => {
+    const { result, attributes } = await admitWith((r) => patchReply(r, [{ op: 'replace', path: '/data/new', value: 'x' }]));
+    assert.deepEqual(result, { allowed: true });
+    assert.deepEqual((attributes.object as { data: unknown }).data, { k: 'v', new: 'x' });
+  });
+
+  test('add without a value adds null', async () => {
+    const { result, attributes } = await admitWith((r) => patchReply(r, [{ op: 'add', path: '/data/n' }]));
+    assert.deepEqual(result, { allowed: true });
+    assert.deepEqual((attributes.object as { data: unknown }).data, { k: 'v', n: null });
+  });
+
+  test('add at index -1 appends: evanphx counts a negative add index over size+1', async () => {
+    const request = configMapRequest({ object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default', finalizers: ['a', 'b'] } } });
+    const { result, attributes } = await admitWith((r) => patchReply(r, [{ op: 'add', path: '/metadata/finalizers/-1', value: 'x' }]), request);
+    assert.deepEqual(result, { allowed: true });
+    assert.deepEqual((attributes.object as { metadata: { finalizers: unknown } }).metadata.finalizers, ['a', 'b', 'x']);
+    // the object the chain started with is never modified
+    assert.deepEqual((request.object as { metadata: { finalizers: unknown } }).metadata.finalizers, ['a', 'b']);
+  });
+
+  test('a failing test operation is an internal error (Patch.Apply reports it), counted as apiserver_internal_error', async () => {
+    const { result, registry, attributes } = await admitWith((r) => patchReply(r, [{ op: 'add', path: '/data/a', value: '1' }, { op: 'test', path: '/data/k', value: 'other' }]));
+    assert.deepEqual(denial(result), { message: 'Internal error occurred: testing value /data/k failed: test failed', code: 500, reason: 'InternalError' });
+    assert.deepEqual((attributes.object as { data: unknown }).data, { k: 'v' });
+    assert.equal(await metricValue(registry, 'apiserver_admission_webhook_rejection_count', { name: 'p.example.static.k8s.io', type: 'admit', error_type: 'apiserver_internal_error', rejection_code: '0' }), 1);
+  });
+
+  test('operations whose op or path do not decode fail with evanphx\'s messages', async () => {
+    const cases: Array<[unknown[], string]> = [
+      [[{ path: '/data/x', value: 1 }], 'Unexpected kind: unknown'],
+      [[{ op: 7, path: '/data/x' }], 'Unexpected kind: unknown'],
+      [[null], 'Unexpected kind: unknown'],
+      [[{ op: 'replace', value: 1 }], 'replace operation failed to decode path: operation missing path field: missing value'],
+      [[{ op: 'test', path: 3, value: 1 }], 'test operation failed to decode path: json: cannot unmarshal number into Go value of type string'],
+      // add, remove and copy wrap ErrMissing whatever the cause
+      [[{ op: 'add', value: 1 }], 'add operation failed to decode path: missing value'],
+      [[{ op: 'remove', path: null }], 'remove operation failed to decode path: missing value'],
+      // move reads from (and removes it) before the path
+      [[{ op: 'move', from: '/data/nope' }], 'error in move for path: \'nope\': Unable to remove nonexistent key: nope: missing value'],
+      [[{ op: 'move', from: '/data/k' }], 'move operation failed to decode path: operation missing path field: missing value'],
+      [[{ op: 'copy', from: 1, path: '/data/x' }], 'copy operation failed to decode from: json: cannot unmarshal number into Go value of type string'],
+      // the operations before a bad one are applied first: their error comes first
+      [[{ op: 'remove', path: '/data/nope' }, { op: 'add' }], 'error in remove for path: \'/data/nope\': Unable to remove nonexistent key: nope: missing value'],
+    ];
+    for (const [ops, message] of cases) {
+      const { result } = await admitWith((r) => patchReply(r, ops));
+      assert.deepEqual(denial(result), { message: `Internal error occurred: ${message}`, code: 500, reason: 'InternalError' }, JSON.stringify(ops));
+    }
+  });
+
+  test('a JSON null patch is an empty patch: nothing applied, no patch annotation', async () => {
+    const { result, attributes } = await admitWith(rawPatch('null'));
+    assert.deepEqual(result, { allowed: true });
+    assert.equal(attributes.auditAnnotations['patch.webhook.admission.k8s.io/round_0_index_0'], undefined);
+    assert.equal(attributes.auditAnnotations['mutation.webhook.admission.k8s.io/round_0_index_0'], '{"configuration":"m.static.k8s.io","webhook":"p.example.static.k8s.io","mutated":false}');
+  });
+
+  test('a patch that is not an array of objects is undecodable: a call error (503) under the failure policy', async () => {
+    const cases: Array<[string, string]> = [
+      ['{}', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+      ['[1]', 'json: cannot unmarshal number into Go value of type jsonpatch.Operation'],
+      ['[[]]', 'json: cannot unmarshal array into Go value of type jsonpatch.Operation'],
+    ];
+    for (const [text, cause] of cases) {
+      const failing = await admitWith(rawPatch(text));
+      assert.deepEqual(denial(failing.result), { message: `Internal error occurred: failed calling webhook "p.example.static.k8s.io": received undecodable patch in webhook response: ${cause}`, code: 500, reason: 'InternalError' }, text);
+      assert.equal(await metricValue(failing.registry, 'apiserver_admission_webhook_rejection_count', { name: 'p.example.static.k8s.io', type: 'admit', error_type: 'calling_webhook_error', rejection_code: '503' }), 1);
+
+      const ignoring = await admitWith(rawPatch(text), configMapRequest(), 'Ignore');
+      assert.deepEqual(ignoring.result, { allowed: true }, text);
+      assert.equal(ignoring.attributes.auditAnnotations['failed-open.mutation.webhook.admission.k8s.io/round_0_index_0'], 'p.example.static.k8s.io');
+      assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_webhook_fail_open_count', { name: 'p.example.static.k8s.io', type: 'admit' }), 1);
+      assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_webhook_request_total', { name: 'p.example.static.k8s.io', type: 'admit', code: '503', rejected: 'false' }), 1);
+    }
+  });
+
+  test('a wrongly typed response.status fails the call (failure policy applies); the mutating code stays 503', async () => {
+    const failing = await admitWith((r) => deny(r, { code: '403', message: 'no' }));
+    assert.deepEqual(denial(failing.result), { message: 'Internal error occurred: failed calling webhook "p.example.static.k8s.io": failed to call webhook: json: cannot unmarshal string into Go struct field Status.response.status.code of type int32', code: 500, reason: 'InternalError' });
+    assert.equal(await metricValue(failing.registry, 'apiserver_admission_webhook_rejection_count', { name: 'p.example.static.k8s.io', type: 'admit', error_type: 'calling_webhook_error', rejection_code: '503' }), 1);
+    const ignoring = await admitWith((r) => deny(r, { code: 403, message: 'no', details: { retryAfterSeconds: 1.5 } }), configMapRequest(), 'Ignore');
+    assert.deepEqual(ignoring.result, { allowed: true });
+    assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_webhook_fail_open_count', { name: 'p.example.static.k8s.io', type: 'admit' }), 1);
+  });
+});

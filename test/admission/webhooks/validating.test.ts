@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { createCertificateAuthority } from '../../../lib/server/dev-cert.js';
 import { WebhookClients } from '../../../lib/webhook/client.js';
+import { AuthenticationInfoResolver, kubeconfigFrom } from '../../../lib/webhook/kubeconfig.js';
 import { createWebhookMetrics } from '../../../lib/webhook/metrics.js';
 import { isVerdict, ValidatingWebhookDispatcher } from '../../../lib/admission/webhooks/validating.js';
 import type { WebhookVerdict } from '../../../lib/admission/webhooks/validating.js';
@@ -174,7 +175,7 @@ const failureCases: FailureCase[] = [
     kind: 'connection refused',
     make: async () => ({ url: `https://127.0.0.1:${await closedPort()}/validate` }),
     reason: /^failed to call webhook: Post "https:\/\/127\.0\.0\.1:(\d+)\/validate\?timeout=10s": dial tcp 127\.0\.0\.1:\1: connect: connection refused$/,
-    code: 503,
+    code: 400,
   },
   {
     kind: 'TLS failure (server certificate from another CA)',
@@ -184,13 +185,13 @@ const failureCases: FailureCase[] = [
       return { url: `${s.url}/validate`, caPEM: other.certPEM };
     },
     reason: /^failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/validate\?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority$/,
-    code: 503,
+    code: 400,
   },
   {
     kind: 'timeout',
     make: async () => ({ url: `${(await server(() => 'hang')).url}/validate`, timeoutSeconds: 1 }),
     reason: /^failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/validate\?timeout=1s": context deadline exceeded$/,
-    code: 503,
+    code: 400,
   },
   {
     kind: 'timeout while the TLS handshake never completes',
@@ -202,7 +203,7 @@ const failureCases: FailureCase[] = [
       return { url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}/validate`, timeoutSeconds: 1 };
     },
     reason: /^failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/validate\?timeout=1s": context deadline exceeded$/,
-    code: 503,
+    code: 400,
   },
   {
     kind: 'non-200',
@@ -214,7 +215,7 @@ const failureCases: FailureCase[] = [
     kind: 'malformed body',
     make: async () => ({ url: `${(await server(() => ({ text: '{"apiVersion": nope', status: 200, contentType: 'application/json' }))).url}/validate` }),
     reason: /^failed to call webhook: couldn't get version\/kind; json parse error: /,
-    code: 503,
+    code: 400,
   },
   {
     kind: 'wrong uid',
@@ -227,6 +228,30 @@ const failureCases: FailureCase[] = [
     make: async () => ({ url: `${(await server((r) => allow(r, { patchType: 'JSONPatch', patch: Buffer.from('[]').toString('base64') }))).url}/validate` }),
     reason: /^received invalid webhook response: validating webhook may not return response\.patch$/,
     code: 503,
+  },
+  {
+    kind: 'response.status.code a string',
+    make: async () => ({ url: `${(await server((r) => deny(r, { code: '403', message: 'no' }))).url}/validate` }),
+    reason: /^failed to call webhook: json: cannot unmarshal string into Go struct field Status\.response\.status\.code of type int32$/,
+    code: 400,
+  },
+  {
+    kind: 'response.status.code fractional',
+    make: async () => ({ url: `${(await server((r) => deny(r, { code: 403.5, message: 'no' }))).url}/validate` }),
+    reason: /^failed to call webhook: json: cannot unmarshal number 403\.5 into Go struct field Status\.response\.status\.code of type int32$/,
+    code: 400,
+  },
+  {
+    kind: 'response.status.message an object',
+    make: async () => ({ url: `${(await server((r) => deny(r, { code: 403, message: {} }))).url}/validate` }),
+    reason: /^failed to call webhook: json: cannot unmarshal object into Go struct field Status\.response\.status\.message of type string$/,
+    code: 400,
+  },
+  {
+    kind: 'response.status.details.causes[].reason a number',
+    make: async () => ({ url: `${(await server((r) => deny(r, { code: 403, details: { causes: [{ reason: 1 }] } }))).url}/validate` }),
+    reason: /^failed to call webhook: json: cannot unmarshal number into Go struct field StatusCause\.response\.status\.details\.causes\.reason of type v1\.CauseType$/,
+    code: 400,
   },
 ];
 
@@ -267,6 +292,27 @@ for (const fc of failureCases) {
   });
 }
 
+describe('a REST client that cannot be built (kubeconfig credentials)', () => {
+  test('is NewBadRequest("error getting REST client") in the metrics; Fail still denies with an internal error', async () => {
+    const a = await server((r: Received) => allow(r));
+    const registry = newRegistry();
+    const resolver = new AuthenticationInfoResolver(kubeconfigFrom({ users: [{ name: '*', user: { exec: { command: 'helper' } } }] }, '/'));
+    const clients = new WebhookClients({ resolver });
+    clientsToClose.push(clients);
+    const dispatcher = new ValidatingWebhookDispatcher({ clients, metrics: createWebhookMetrics(registry), logger: memoryLogger().logger, excludeWebhookVirtualResources: true });
+    const name = 'creds.example.static.k8s.io';
+    const webhooks = loadWebhooks('ValidatingAdmissionWebhook', { 'v.yaml': configurationYAML('ValidatingWebhookConfiguration', 'v.static.k8s.io', [{ name, url: `${a.url}/validate`, caPEM }]) });
+    const d = dispatcher.dispatch(webhooks, configMapRequest(), contextFor());
+    const verdict = isVerdict(d) ? d : await d.done;
+    assert.equal(verdict.allowed, false);
+    assert.equal(verdict.status?.code, 500);
+    assert.equal(verdict.status?.message, `Internal error occurred: failed calling webhook "${name}": could not get REST client: kubeconfig user "*": exec credential plugins are not supported by static-admissiond`);
+    assert.equal(await metricValue(registry, 'apiserver_admission_webhook_rejection_count', { name, type: 'validating', error_type: 'calling_webhook_error', rejection_code: '400' }), 1);
+    assert.equal(await metricValue(registry, 'apiserver_admission_webhook_request_total', { name, type: 'validating', code: '400', rejected: 'true' }), 1);
+    assert.equal(a.received.length, 0);
+  });
+});
+
 describe('the request deadline', () => {
   test('expire() answers at once, the calls still running counted as timed out under their failure policy', async () => {
     const hang = await server(() => 'hang');
@@ -282,6 +328,9 @@ describe('the request deadline', () => {
     assert.match(verdict.status?.message ?? '', /^Internal error occurred: failed calling webhook "failing\.example\.static\.k8s\.io": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/validate\?timeout=10s": context deadline exceeded$/);
     assert.equal(await d.done, verdict);
     assert.equal(await metricValue(s.registry, 'apiserver_admission_webhook_fail_open_count', { name: 'ignored.example.static.k8s.io' }), 1);
+    // the validating dispatcher's NewBadRequest("error calling webhook"), as for any call that timed out
+    assert.equal(await metricValue(s.registry, 'apiserver_admission_webhook_rejection_count', { name: 'failing.example.static.k8s.io', error_type: 'calling_webhook_error', rejection_code: '400' }), 1);
+    assert.equal(await metricValue(s.registry, 'apiserver_admission_webhook_request_total', { name: 'ignored.example.static.k8s.io', code: '400', rejected: 'false' }), 1);
     await waitUntil('the calls to be cancelled', () => hang.abandoned.length === 2);
   });
 
@@ -312,6 +361,20 @@ describe('matching', () => {
     const calling = setup([{ name: 'yes.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: cond("request.operation == 'CREATE' && object.metadata.name == 'cm'") }]);
     assert.equal((await run(calling)).allowed, true);
     assert.equal(a.received.length, 1);
+  });
+
+  test('a matchConditions error names the request as it came (attr.GetName()): none for a generateName CREATE', async () => {
+    const a = await server((r: Received) => allow(r));
+    const cond = '  matchConditions:\n  - name: c\n    expression: "object.data.missing == \'x\'"\n';
+    const s = setup([{ name: 'err.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: cond }]);
+    const request = configMapRequest({ name: '', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'cm-', namespace: 'default' }, data: {} } });
+    const verdict = await run(s, request);
+    assert.equal(verdict.allowed, false);
+    assert.match(verdict.status?.message ?? '', /^configmaps is forbidden: expression 'object\.data\.missing == 'x'' resulted in error: /);
+    assert.equal(verdict.status?.code, 403);
+    assert.equal(verdict.status?.reason, 'Forbidden');
+    assert.deepEqual(verdict.status?.details, { group: '', kind: 'configmaps' });
+    assert.equal(a.received.length, 0);
   });
 
   test('a namespaceSelector on labels the daemon cannot see follows the failure policy', async () => {
