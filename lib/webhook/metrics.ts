@@ -5,6 +5,7 @@
 //   apiserver_admission_webhook_request_total{name,type,operation,code,rejected}
 //   apiserver_admission_webhook_rejection_count{name,type,operation,error_type,rejection_code}
 //   apiserver_admission_webhook_fail_open_count{name,type}
+//   apiserver_admission_match_condition_evaluation_errors_total / _exclusions_total{name,kind="webhook",type,operation}
 // `type` is "validating" or "admit"; codes above 600 are recorded as 600, as upstream bounds them.
 //
 // Every webhook call records two or three series, so recording must be cheap: prom-client hashes the label set on
@@ -23,6 +24,10 @@ export interface WebhookMetrics {
   observeRejection(name: string, type: WebhookType, operation: string, errorType: RejectionErrorType, code: number): void;
   /** ObserveWebhookFailOpen */
   observeFailOpen(name: string, type: WebhookType): void;
+  /** ObserveMatchConditionEvalError: one matchCondition of the webhook failed to evaluate */
+  observeMatchConditionEvalError(name: string, type: WebhookType, operation: string): void;
+  /** ObserveMatchConditionExclusion: the webhook was not called because its matchConditions did not match */
+  observeMatchConditionExclusion(name: string, type: WebhookType, operation: string): void;
 }
 
 export const webhookDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25] as const;
@@ -40,6 +45,8 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
   const requests = new CounterSeries(['name', 'type', 'operation', 'code', 'rejected']);
   const rejections = new CounterSeries(['name', 'type', 'operation', 'error_type', 'rejection_code']);
   const failOpen = new CounterSeries(['name', 'type']);
+  const matchConditionErrors = new CounterSeries(['name', 'kind', 'type', 'operation']);
+  const matchConditionExclusions = new CounterSeries(['name', 'kind', 'type', 'operation']);
   const metrics = [
     new AggregatedMetric(durationName,
       '[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).',
@@ -53,6 +60,12 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     new AggregatedMetric('apiserver_admission_webhook_fail_open_count',
       '[ALPHA] Admission webhook fail open count, identified by name and broken out for each admission type (validating or mutating).',
       'counter', () => failOpen.values()),
+    new AggregatedMetric('apiserver_admission_match_condition_evaluation_errors_total',
+      '[ALPHA] Admission match condition evaluation errors count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).',
+      'counter', () => matchConditionErrors.values()),
+    new AggregatedMetric('apiserver_admission_match_condition_exclusions_total',
+      '[ALPHA] Admission match condition evaluation exclusions count, identified by name of resource containing the match condition and broken out for each kind containing matchConditions (webhook or policy), operation and admission type (validate or admit).',
+      'counter', () => matchConditionExclusions.values()),
   ];
   registerAggregated(registry, metrics);
   const recorder: WebhookMetrics = {
@@ -67,6 +80,13 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     observeFailOpen(name, type) {
       failOpen.inc([name, type]);
     },
+    // kind "webhook" and the webhook's type, as generic/webhook.go ShouldCallHook records them
+    observeMatchConditionEvalError(name, type, operation) {
+      matchConditionErrors.inc([name, 'webhook', type, operation]);
+    },
+    observeMatchConditionExclusion(name, type, operation) {
+      matchConditionExclusions.inc([name, 'webhook', type, operation]);
+    },
   };
   byRegistry.set(registry, recorder);
   return recorder;
@@ -77,4 +97,6 @@ export const noWebhookMetrics: WebhookMetrics = {
   observeWebhook() {},
   observeRejection() {},
   observeFailOpen() {},
+  observeMatchConditionEvalError() {},
+  observeMatchConditionExclusion() {},
 };

@@ -10,6 +10,7 @@ import { prepareActivation } from '../../cel/index.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { httpStatusError, postURLFor } from '../../webhook/client.js';
 import type { CancelSignal, WebhookClients } from '../../webhook/client.js';
+import type { WebhookMetrics, WebhookType } from '../../webhook/metrics.js';
 import type { FailureKind } from '../../webhook/errors.js';
 import { badRequest, CallingWebhookError, dryRunUnsupported, internalError, serviceUnavailable } from '../../webhook/errors.js';
 import { negotiateVersion, noKnownVersionMessage, verifyResponse } from '../../webhook/review.js';
@@ -31,6 +32,8 @@ export interface ShouldCallOptions {
   readonly excludeWebhookVirtualResources: boolean;
   readonly deadline: number;
   readonly signal: AbortSignal;
+  /** the match-condition metrics are recorded under this type ('validating' or 'admit') */
+  readonly metrics?: { readonly recorder: WebhookMetrics; readonly type: WebhookType };
 }
 
 function aggregate(messages: readonly string[]): string {
@@ -69,18 +72,25 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
         value = condition.compiled.evaluate(activation, { deadline: options.deadline, signal: options.signal });
       } catch (err) {
         errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
+        options.metrics?.recorder.observeMatchConditionEvalError(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
         continue;
       }
       // any condition false: never call, whatever else happened
-      if (value === false) return { skip: true };
+      if (value === false) return excluded(hook, request, options);
     }
     if (errors.length > 0) {
-      if (failurePolicyOf(hook) === 'Ignore') return { skip: true };
+      // the matcher answers "no match" under Ignore, which ShouldCallHook counts as an exclusion
+      if (failurePolicyOf(hook) === 'Ignore') return excluded(hook, request, options);
       // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
       return { deny: forbiddenStatus(request, aggregate(errors), 'Forbidden', { name: 'request' }) };
     }
   }
   return { call: { hook, target } };
+}
+
+function excluded(hook: StaticWebhook, request: AdmissionRequest, options: ShouldCallOptions): ShouldCall {
+  options.metrics?.recorder.observeMatchConditionExclusion(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
+  return { skip: true };
 }
 
 /** The version a webhook is sent, or the error upstream gives when it accepts none this side knows. */

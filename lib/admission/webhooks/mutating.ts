@@ -166,7 +166,7 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
     for (let i = 0; i < hooks.length; i++) {
       const hook = hooks[i]!;
       const current = { ...request, object: attributes.object };
-      const should = shouldCallHook(hook, current, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal });
+      const should = shouldCallHook(hook, current, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal, metrics: { recorder: this.options.metrics, type: 'admit' } });
       if ('deny' in should) return { allowed: false, status: should.deny };
       if ('skip' in should) continue;
       if (reinvocation.isReinvoke && !state.reinvoke.has(hook.uid)) continue;

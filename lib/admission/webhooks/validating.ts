@@ -78,7 +78,7 @@ export class ValidatingWebhookDispatcher {
   dispatch(hooks: readonly StaticWebhook[], request: AdmissionRequest, ctx: WebhookContext): WebhookVerdict | PendingWebhooks {
     const invocations: Invocation[] = [];
     for (const hook of hooks) {
-      const should = shouldCallHook(hook, request, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal });
+      const should = shouldCallHook(hook, request, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal, metrics: { recorder: this.options.metrics, type: 'validating' } });
       if ('deny' in should) return { allowed: false, status: should.deny, warnings: [], auditAnnotations: {} };
       if ('call' in should) invocations.push(should.call);
     }

@@ -361,6 +361,16 @@ describe('matching', () => {
     const calling = setup([{ name: 'yes.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: cond("request.operation == 'CREATE' && object.metadata.name == 'cm'") }]);
     assert.equal((await run(calling)).allowed, true);
     assert.equal(a.received.length, 1);
+
+    // ShouldCallHook's match-condition metrics: an exclusion when a condition is false (or, under Ignore, errs),
+    // an evaluation error per failing condition
+    const labels = (name: string) => ({ name, kind: 'webhook', type: 'validating', operation: 'CREATE' });
+    assert.equal(await metricValue(skip.registry, 'apiserver_admission_match_condition_exclusions_total', labels('skip.example.static.k8s.io')), 1);
+    assert.equal(await metricValue(failing.registry, 'apiserver_admission_match_condition_evaluation_errors_total', labels('err.example.static.k8s.io')), 1);
+    assert.equal(await metricValue(failing.registry, 'apiserver_admission_match_condition_exclusions_total', labels('err.example.static.k8s.io')), undefined);
+    assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_match_condition_evaluation_errors_total', labels('err.example.static.k8s.io')), 1);
+    assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_match_condition_exclusions_total', labels('err.example.static.k8s.io')), 1);
+    assert.equal(await metricValue(calling.registry, 'apiserver_admission_match_condition_exclusions_total', labels('yes.example.static.k8s.io')), undefined);
   });
 
   test('a matchConditions error names the request as it came (attr.GetName()): none for a generateName CREATE', async () => {
