@@ -75,15 +75,3 @@ export function lazyVariables(variables: readonly CompiledVariable[], activation
   }
   return values;
 }
-
-/** The activation for one request and target; JSON is converted to CEL values once here, not per expression. */
-export function policyActivation(request: AdmissionRequest, target: MatchedTarget, variables: readonly CompiledVariable[]): CelActivation {
-  const base = CelActivation.of({
-    object: request.object ?? null,
-    oldObject: request.oldObject ?? null,
-    request: celRequest(request, target),
-    params: null,
-    namespaceObject: celNamespaceObject(request),
-  });
-  return base.withVariables(lazyVariables(variables, base));
-}

@@ -5,22 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsonPatch from 'fast-json-patch';
 import { parse } from 'yaml';
-import { main } from '../../lib/cli/main.js';
+import { run } from './helpers.js';
 import { tempDir, writeFiles } from '../helpers/fs.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const capturePath = join(root, 'testdata/admission/captures/001-mutate-CREATE-ConfigMap-cm1.json');
-
-async function run(argv: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    ...(stdin === undefined ? {} : { readStdin: async () => Buffer.from(stdin) }),
-  });
-  return { code, out, err };
-}
 
 const capture = JSON.parse(readFileSync(capturePath, 'utf8')) as { request: { uid: string; object: Record<string, unknown> } };
 const labelled = (): Record<string, unknown> => {

@@ -1,21 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
+import { run } from './helpers.js';
 import { tempDir, vap, vapb, writeFiles } from '../helpers/fs.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
-
-async function run(argv: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    ...(stdin === undefined ? {} : { readStdin: async () => Buffer.from(stdin) }),
-  });
-  return { code, out, err };
-}
 
 test('review prints the AdmissionReview response; a denial still exits 0', async () => {
   const r = await run(['review', '--dev', join(root, 'testdata/dev/requests/privileged-pod.json')]);

@@ -15,6 +15,7 @@ import type { PluginName } from '../../lib/manifest/plugins.js';
 import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import type { CertificateAndKey, CertificateAuthority } from '../../lib/server/dev-cert.js';
+import { sampleValue } from '../server/helpers.js';
 
 export interface Received {
   readonly path: string;
@@ -226,18 +227,7 @@ export function newRegistry(): Registry {
 
 /** The value of one series, matched on the given labels (others ignored). */
 export async function metricValue(registry: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {
-  const text = await registry.metrics();
-  for (const line of text.split('\n')) {
-    const m = /^([^{\s]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = new Map<string, string>();
-    for (const part of (m[2] ?? '').match(/[a-zA-Z_]+="[^"]*"/g) ?? []) {
-      const eq = part.indexOf('=');
-      have.set(part.slice(0, eq), part.slice(eq + 2, -1));
-    }
-    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) return Number(m[3]);
-  }
-  return undefined;
+  return sampleValue(await registry.metrics(), name, labels);
 }
 
 /** A context with a deadline `ms` from now. */

@@ -12,6 +12,7 @@ import type { RequestContext, ReviewInput } from '../../../lib/admission/pool/va
 import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
 import type { Snapshot } from '../../../lib/reload/snapshot.js';
 import { tempDir, writeFiles } from '../../helpers/fs.js';
+import { sampleValue } from '../../server/helpers.js';
 
 /** dist/test/admission/pool → the package root */
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -79,12 +80,5 @@ ${extra}`;
 
 /** The value of one sample in Prometheus text output. */
 export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
-  const text = await registry.metrics();
-  for (const line of text.split('\n')) {
-    const m = /^([^{\s]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
+  return sampleValue(await registry.metrics(), name, labels);
 }
