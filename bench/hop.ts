@@ -119,7 +119,7 @@ async function hop(config: HopConfig): Promise<{ rate: number; cpu: number }> {
 async function real(options: Partial<PolicyPoolOptions> | 'main-thread'): Promise<{ rate: number; cpu: number }> {
   const pool = options === 'main-thread' ? undefined : new PolicyPool({ threads: 1, snapshot, ...options });
   await pool?.ready();
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
   try {
     return await drive(() => handler.handle({ request: parse(), body }, { deadline: Date.now() + 10_000, signal: new AbortController().signal }));
   } finally {
@@ -169,7 +169,7 @@ if (!only || only === '3') await section('3. the policy pool (lib/admission/pool
 async function atRate(options: Partial<PolicyPoolOptions> | 'main-thread', rate: number): Promise<string> {
   const pool = options === 'main-thread' ? undefined : new PolicyPool({ threads: 1, snapshot, ...options });
   await pool?.ready();
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
   const one = (): Promise<unknown> => handler.handle({ request: parse(), body }, { deadline: Date.now() + 10_000, signal: new AbortController().signal });
   try {
     for (let i = 0; i < 300; i++) await one();

@@ -9,7 +9,7 @@
 import jsonPatch from 'fast-json-patch';
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { MutatingPlugin, MutatingPluginName, MutationAttributes, MutationContext, ReinvocationContext } from './mutation.js';
-import { webhookAnnotationKey } from './validate.js';
+import { webhookAnnotationKey } from './audit-keys.js';
 
 export interface MutateOutcome {
   readonly response: AdmissionResponse;

@@ -1,13 +1,14 @@
-// The /validate chain for one request: the built-in static-name guard, then the ValidatingAdmissionPolicy plugin,
-// then (lib/webhook, called by the handler once the policies allowed) the ValidatingAdmissionWebhook plugin, merged
-// by withWebhookVerdict. One AdmissionResponse comes out.
+// The /validate chain for one request: the ValidatingAdmissionPolicy plugin, then (lib/webhook, called by the
+// handler once the policies allowed) the ValidatingAdmissionWebhook plugin, merged by withWebhookVerdict. One
+// AdmissionResponse comes out. (KEP-5793's ".static.k8s.io" name guard is not here: kube-apiserver never sends
+// admission-configuration objects to webhooks, so `registration --format api` prints it as a REST policy.)
 //
-// Split for the worker pool (lib/admission/pool): startValidation runs the guard and the matching on the calling
+// Split for the worker pool (lib/admission/pool): startValidation runs the matching on the calling
 // thread and either answers at once (nothing to evaluate) or returns the plan; finishValidation turns the plan's
 // evaluations — computed here or on a worker — into the answer. validateRequest does both on the calling thread.
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { PolicyHook } from '../manifest/compile.js';
-import { staticNameGuard } from './guard.js';
+import { webhookAnnotationKey } from './audit-keys.js';
 import { applyValidatingPolicies, evaluatePlan, planValidatingPolicies } from './validating/dispatcher.js';
 import type { PolicyCheck, PolicyEvaluation, ValidatingPlan, ValidatingVerdict } from './validating/dispatcher.js';
 import type { WebhookVerdict } from './webhooks/validating.js';
@@ -16,7 +17,6 @@ export interface ValidateInput {
   readonly request: AdmissionRequest;
   /** the ValidatingAdmissionPolicy snapshot's hooks (empty when the plugin is not configured) */
   readonly policies: readonly PolicyHook[];
-  readonly manifestGateEnabled: boolean;
 }
 
 export interface ValidateOutcome {
@@ -28,25 +28,14 @@ export interface ValidateOutcome {
 export interface PendingValidation {
   readonly request: AdmissionRequest;
   readonly plan: ValidatingPlan;
-  /** the guard's warning (gate off), put first in the answer */
-  readonly guardWarning: string | undefined;
 }
 
 export type ValidationStart = { readonly done: ValidateOutcome } | { readonly pending: PendingValidation };
 
-/**
- * Audit annotation keys as a webhook must return them: the apiserver prefixes `<webhook name>/`, so a key may not
- * carry a `/` of its own. `<policy>/<key>` is answered as `<policy>_<key>`; `review` shows the same answer.
- */
-export function webhookAnnotationKey(key: string): string {
-  return key.replaceAll('/', '_');
-}
-
-function outcome(uid: string, verdict: ValidatingVerdict, guardWarning: string | undefined): ValidateOutcome {
-  const warnings = guardWarning === undefined ? [...verdict.warnings] : [guardWarning, ...verdict.warnings];
+function outcome(uid: string, verdict: ValidatingVerdict): ValidateOutcome {
   const response: AdmissionResponse = { uid, allowed: verdict.allowed };
   if (verdict.status) response.status = verdict.status;
-  if (warnings.length > 0) response.warnings = warnings;
+  if (verdict.warnings.length > 0) response.warnings = [...verdict.warnings];
   const keys = Object.keys(verdict.auditAnnotations);
   if (keys.length > 0) {
     response.auditAnnotations = Object.fromEntries(keys.map((k) => [webhookAnnotationKey(k), verdict.auditAnnotations[k]!]));
@@ -54,20 +43,17 @@ function outcome(uid: string, verdict: ValidatingVerdict, guardWarning: string |
   return { response, checks: verdict.checks };
 }
 
-/** The guard and the matching, on the calling thread: the answer when nothing needs evaluating, else the plan. */
+/** The matching, on the calling thread: the answer when nothing needs evaluating, else the plan. */
 export function startValidation(input: ValidateInput): ValidationStart {
-  const uid = input.request.uid ?? '';
-  const guard = staticNameGuard(input.request, input.manifestGateEnabled);
-  if (!guard.allowed) return { done: { response: { uid, allowed: false, status: guard.status }, checks: [] } };
   const plan = planValidatingPolicies(input.policies, input.request);
-  if (plan.evaluate.length === 0) return { done: outcome(uid, applyValidatingPolicies(plan, input.request, []), guard.warning) };
-  return { pending: { request: input.request, plan, guardWarning: guard.warning } };
+  if (plan.evaluate.length === 0) return { done: outcome(input.request.uid ?? '', applyValidatingPolicies(plan, input.request, [])) };
+  return { pending: { request: input.request, plan } };
 }
 
 /** The answer from the plan's evaluations (one per `plan.evaluate` entry, in order). */
 export function finishValidation(pending: PendingValidation, evaluations: readonly PolicyEvaluation[]): ValidateOutcome {
   const verdict = applyValidatingPolicies(pending.plan, pending.request, evaluations);
-  return outcome(pending.request.uid ?? '', verdict, pending.guardWarning);
+  return outcome(pending.request.uid ?? '', verdict);
 }
 
 /**

@@ -1,25 +1,56 @@
-// `static-admissiond registration --url https://127.0.0.1:9443 --ca-file F [--format static|api]`: prints the
-// ValidatingWebhookConfiguration and MutatingWebhookConfiguration that point kube-apiserver at this daemon.
+// `static-admissiond registration --admission-config F --url https://127.0.0.1:9443 --ca-file F`: loads the
+// configured manifests exactly as `validate` and `serve` do and prints the webhook registration derived from them.
 import { readFileSync } from 'node:fs';
-import { caBundleFromPEM, defaultRegistrationTimeoutSeconds, RegistrationError, registrationFormats, renderRegistration } from '../server/registration.js';
-import type { RegistrationFormat, RegistrationKind } from '../server/registration.js';
+import { AdmissionConfigError } from '../config/admission-config.js';
+import type { PluginSetup } from '../config/admission-config.js';
+import { ManifestError } from '../manifest/errors.js';
+import { initialLoadMessage } from '../manifest/plugins.js';
+import type { LoadedPlugin } from '../registration/coverage.js';
+import { defaultBreakGlassGroup } from '../registration/guard.js';
+import { caBundleFromPEM, defaultRegistrationTimeoutSeconds, deriveRegistration, RegistrationError, registrationFormats } from '../registration/objects.js';
+import type { RegistrationFormat } from '../registration/objects.js';
+import { renderRegistration } from '../registration/render.js';
+import { defaultKubeVersion, KubeVersionError, parseKubeVersion } from '../registration/version.js';
+import { loadSnapshotSync } from '../reload/pipeline.js';
+import { admissionSetupFrom, configFlags, featureGatesFrom } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 
+export const registrationShapeFlags: readonly FlagSpec[] = [
+  { name: 'kube-version', type: 'string', default: defaultKubeVersion, usage: 'the kube-apiserver version the api format is for: 1.28+ keeps the review resources out with webhook matchConditions, older ones with enumerated rules; the guard policy is v1 from 1.30, v1beta1 on 1.28-1.29' },
+  { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'send kube-system and kube-node-lease too (by default they are left out, so a stopped daemon cannot block the control plane; the output names the policies that lose coverage)' },
+  { name: 'break-glass-group', type: 'string', default: defaultBreakGlassGroup, usage: 'api format: members of this group may still change or delete the registration (see README, "Break glass")' },
+  { name: 'timeout-seconds', type: 'int', default: defaultRegistrationTimeoutSeconds, usage: 'timeoutSeconds of the webhooks (1-30)' },
+];
+
 export const registrationFlags: readonly FlagSpec[] = [
+  ...configFlags,
   { name: 'url', type: 'string', default: 'https://127.0.0.1:9443', usage: 'base URL of the daemon\'s admission listener; /validate and /mutate are appended' },
   { name: 'ca-file', type: 'string', default: '', usage: 'PEM CA bundle that verifies the daemon\'s serving certificate (becomes caBundle); required' },
-  { name: 'format', type: 'string', default: 'static', usage: 'static: names ending in .static.k8s.io, for the staticManifestsDir of a 1.36+ kube-apiserver; api: plain names, for kubectl apply on older apiservers' },
+  { name: 'format', type: 'string', default: 'static', usage: 'static: names ending in .static.k8s.io, for the staticManifestsDir of a 1.36+ kube-apiserver; api: plain names and a guard policy, for kubectl apply on older apiservers' },
   { name: 'only', type: 'string', default: '', usage: 'print only the validating or the mutating configuration (each static one goes into its own directory)' },
-  { name: 'timeout-seconds', type: 'int', default: defaultRegistrationTimeoutSeconds, usage: 'timeoutSeconds of both webhooks (1-30)' },
+  ...registrationShapeFlags,
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
+
+/** Loads every configured plugin as the daemon's initial load does; the first failure is a ManifestError with upstream's wrapper. */
+export function loadConfiguredPlugins(setups: readonly PluginSetup[]): LoadedPlugin[] {
+  return setups.map(({ plugin, staticManifestsDir: dir }) => {
+    try {
+      return { plugin, manifests: loadSnapshotSync(plugin, dir).manifests };
+    } catch (err) {
+      if (err instanceof ManifestError) throw new ManifestError(initialLoadMessage(plugin, dir, err.message), { cause: err });
+      throw err;
+    }
+  });
+}
 
 export function registration(argv: readonly string[], io: CommandIO): number {
   const flags = parseFlags(argv, registrationFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond registration --url https://127.0.0.1:9443 --ca-file F [--format static|api]', 'Prints the ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) that point kube-apiserver at this daemon, as YAML.', registrationFlags));
+    io.stdout(usageText('static-admissiond registration --admission-config F --url https://127.0.0.1:9443 --ca-file F [--format static|api]',
+      'Loads the configured manifests as the daemon does and prints the ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) that send the daemon exactly what they can match, as YAML. With --format api it also prints a ValidatingAdmissionPolicy guarding the registration.', registrationFlags));
     return 0;
   }
   if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}`);
@@ -29,6 +60,13 @@ export function registration(argv: readonly string[], io: CommandIO): number {
   if (only !== '' && only !== 'validating' && only !== 'mutating') throw new UsageError(`invalid --only ${JSON.stringify(only)}: must be validating or mutating`);
   const caFile = flagString(flags, 'ca-file');
   if (caFile === '') throw new UsageError('--ca-file is required: the CA that signed the serving certificate');
+  let kubeVersion;
+  try {
+    kubeVersion = parseKubeVersion(flagString(flags, 'kube-version'));
+  } catch (err) {
+    if (err instanceof KubeVersionError) throw new UsageError(err.message);
+    throw err;
+  }
   try {
     let pem: Buffer;
     try {
@@ -36,16 +74,25 @@ export function registration(argv: readonly string[], io: CommandIO): number {
     } catch (err) {
       throw new RegistrationError(`--ca-file ${JSON.stringify(caFile)}: ${(err as Error).message}`);
     }
-    io.stdout(renderRegistration({
+    const gates = featureGatesFrom(flags);
+    const loaded = loadConfiguredPlugins(admissionSetupFrom(flags, gates).plugins);
+    const breakGlassGroup = flagString(flags, 'break-glass-group');
+    if (breakGlassGroup === '') throw new UsageError('--break-glass-group may not be empty');
+    const derived = deriveRegistration(loaded, {
       url: flagString(flags, 'url'),
       caBundle: caBundleFromPEM(pem, `--ca-file ${JSON.stringify(caFile)}`),
       format: format as RegistrationFormat,
-      ...(only === '' ? {} : { only: only as RegistrationKind }),
+      ...(only === '' ? {} : { only }),
       timeoutSeconds: flagNumber(flags, 'timeout-seconds'),
-    }));
+      kubeVersion,
+      includeSystemNamespaces: flagBool(flags, 'include-system-namespaces'),
+      breakGlassGroup,
+      excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+    });
+    io.stdout(renderRegistration(derived, breakGlassGroup));
     return 0;
   } catch (err) {
-    if (!(err instanceof RegistrationError)) throw err;
+    if (!(err instanceof RegistrationError) && !(err instanceof ManifestError) && !(err instanceof AdmissionConfigError)) throw err;
     io.stderr(`error: ${err.message}\n`);
     return 1;
   }

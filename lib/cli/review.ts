@@ -12,6 +12,7 @@ import type { Snapshot } from '../reload/snapshot.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import { isVerdict } from '../admission/webhooks/validating.js';
+import { isShortenedAnnotationKey, webhookAnnotationKey } from '../admission/audit-keys.js';
 import type { PolicyHook } from '../manifest/compile.js';
 import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage } from '../manifest/plugins.js';
@@ -46,11 +47,9 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
   const source = flags.positional[0]!;
 
   let hooks: readonly PolicyHook[] = [];
-  let gateEnabled: boolean;
   let webhooks: WebhookPlugins | undefined;
   try {
     const gates = featureGatesFrom(flags);
-    gateEnabled = gates.ManifestBasedAdmissionControlConfig;
     const plugins = admissionSetupFrom(flags, gates).plugins;
     // the static validating webhooks are called for real, as the daemon calls them, unless --skip-webhooks
     const webhookPlugin = operation === 'mutate' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook';
@@ -103,7 +102,7 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
     throw err;
   }
   if (operation === 'mutate') return reviewMutation(parsed, hooks, webhooks, output, io);
-  let { response } = validateRequest({ request: parsed.request, policies: hooks, manifestGateEnabled: gateEnabled });
+  let { response } = validateRequest({ request: parsed.request, policies: hooks });
   const validating = webhooks?.validating;
   if (validating !== undefined && response.allowed === true) {
     // the longest time kube-apiserver gives a webhook call
@@ -114,7 +113,25 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
   await webhooks?.close();
   const encoded = JSON.parse(encodeAdmissionReviewResponse(parsed, response).toString('utf8')) as unknown;
   io.stdout(JSON.stringify(encoded, null, 2) + '\n');
+  for (const [original, answered] of shortenedKeysIn(hooks, response.auditAnnotations)) {
+    io.stderr(`note: audit annotation ${answered} stands for ${original} (shortened: the apiserver records <webhook name>/<key>, whose key part may not exceed 63 characters)\n`);
+  }
   return 0;
+}
+
+/** The policies' audit annotation keys that were answered under a shortened name. */
+function shortenedKeysIn(hooks: readonly PolicyHook[], answered: Readonly<Record<string, string>> | undefined): Array<[string, string]> {
+  if (answered === undefined) return [];
+  const out: Array<[string, string]> = [];
+  for (const { policy } of hooks) {
+    const spec = policy.spec as { auditAnnotations?: Array<{ key?: string }> } | undefined;
+    for (const a of spec?.auditAnnotations ?? []) {
+      const original = `${policy.metadata?.name ?? ''}/${a.key ?? ''}`;
+      const key = webhookAnnotationKey(original);
+      if (isShortenedAnnotationKey(original) && key in answered) out.push([original, key]);
+    }
+  }
+  return out;
 }
 
 /** `--operation mutate`: the /mutate chain (MutatingAdmissionPolicy, then the static mutating webhooks unless skipped). */

@@ -14,7 +14,13 @@ import type { MutatingPlugin } from '../admission/mutation.js';
 import { createMutatingPolicyMetrics } from '../metrics/mutating-policy.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
 import type { DevCertificates } from '../server/dev-cert.js';
-import { renderRegistration } from '../server/registration.js';
+import { createRegistrationMetrics } from '../metrics/registration.js';
+import type { LoadedPlugin } from '../registration/coverage.js';
+import { RegistrationKeeper } from '../registration/keeper.js';
+import { caBundleFromPEM, deriveRegistration } from '../registration/objects.js';
+import { renderRegistration } from '../registration/render.js';
+import { defaultBreakGlassGroup } from '../registration/guard.js';
+import { readFileSync } from 'node:fs';
 import { startAdmissionServer } from '../server/server.js';
 import type { AdmissionServer } from '../server/server.js';
 import { join } from 'node:path';
@@ -42,6 +48,11 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
   { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
+  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): at every reload, log, and count in static_admissiond_registration_uncovered_objects, the loaded objects that can match requests it does not send' },
+  { name: 'write-registration', type: 'string', default: '', usage: 'kube-apiserver 1.36+: keep a static registration in DIR/validating and DIR/mutating (the apiserver\'s ValidatingAdmissionWebhook and MutatingAdmissionWebhook staticManifestsDir) in step with the loaded manifests, rewritten atomically after each good reload only' },
+  { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
+  { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
+  { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'with --write-registration: send kube-system and kube-node-lease too' },
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
   { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
@@ -149,7 +160,6 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   const validate = createValidateHandler({
     snapshot: () => policies?.current(),
     pool,
-    manifestGateEnabled: gates.ManifestBasedAdmissionControlConfig,
     policyMetrics,
     ...(webhookPlugins.validating ? { webhooks: webhookPlugins.validating } : {}),
   });
@@ -215,7 +225,46 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
   admissionListening = true;
   log.info('Serving admission webhooks', { url: admission.url });
-  if (devCerts) printDevInstructions(io, admission.url, devCerts);
+  const loaded = (): LoadedPlugin[] => sources.flatMap((s) => {
+    const snapshot = s.current();
+    return snapshot ? [{ plugin: s.plugin, manifests: snapshot.manifests }] : [];
+  });
+  if (devCerts) printDevInstructions(io, admission.url, devCerts, loaded());
+
+  // The registration: drift against the one in use, and the static one kept in step (after good swaps only).
+  let keeper: RegistrationKeeper | undefined;
+  const registrationFile = flagString(flags, 'registration-file');
+  const writeDir = flagString(flags, 'write-registration');
+  if (registrationFile !== '' || writeDir !== '') {
+    try {
+      const caFile = flagString(flags, 'registration-ca-file');
+      if (writeDir !== '' && caFile === '' && !devCerts) throw new UsageError('--write-registration needs --registration-ca-file: the CA that signed the serving certificate');
+      keeper = new RegistrationKeeper({
+        loaded,
+        plugins: setup.plugins.map((p) => p.plugin),
+        ...(registrationFile === '' ? {} : { registrationFile }),
+        ...(writeDir === '' ? {} : { writeDir }),
+        registration: {
+          url: flagString(flags, 'registration-url') || admission.url,
+          caBundle: writeDir === '' ? '' : caFile !== '' ? caBundleFromPEM(readFileSync(caFile), `--registration-ca-file ${JSON.stringify(caFile)}`) : devCerts!.caBundle,
+          includeSystemNamespaces: flagBool(flags, 'include-system-namespaces'),
+          excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+        },
+        metrics: createRegistrationMetrics(registry),
+        logger: log.with('registration'),
+      });
+      keeper.start();
+    } catch (err) {
+      log.error(err, 'Failed to set up the registration checks', { registrationFile, writeRegistration: writeDir });
+      await admission.close();
+      await webhookPlugins.close();
+      await health.close();
+      await pool?.close();
+      devCerts?.cleanup();
+      return 1;
+    }
+    for (const source of sources) source.on('reload', (event) => keeper?.onReload(event.outcome === 'reloaded'));
+  }
 
   const stop = new AbortController();
   const loops = sources.map((s) => s.run(stop.signal));
@@ -237,7 +286,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
 }
 
 /** --dev: what a person needs to try the daemon: the CA file, the registrations to paste, a denial and a mutation to try. */
-function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates): void {
+function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates, loaded: readonly LoadedPlugin[]): void {
   const example = join(packageRoot, 'testdata', 'dev', 'requests', 'privileged-pod.json');
   io.stdout([
     `static-admissiond --dev is serving ${url} with a throw-away certificate; its CA is ${certs.caFile}`,
@@ -245,7 +294,7 @@ function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates
     'The ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) for a 1.36+ apiserver',
     '(static manifests) pointing at this daemon:',
     '---',
-    renderRegistration({ url, caBundle: certs.caBundle }).trimEnd(),
+    renderRegistration(deriveRegistration(loaded, { url, caBundle: certs.caBundle }), defaultBreakGlassGroup).trimEnd(),
     '---',
     '',
     'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',

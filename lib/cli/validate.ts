@@ -14,11 +14,19 @@ import type { CommandIO } from './common.js';
 import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 import { validateStaticManifestsDir } from '../config/admission-config.js';
+import { isShortenedAnnotationKey, webhookAnnotationKey } from '../admission/audit-keys.js';
+import type { LoadedManifests } from '../manifest/load.js';
+import { sideCoverage, sideOf, systemNamespaces } from '../registration/coverage.js';
+import type { LoadedPlugin } from '../registration/coverage.js';
+import { RegistrationFileError } from '../registration/drift.js';
+import { driftAgainst } from '../registration/keeper.js';
 
 export const validateFlags: readonly FlagSpec[] = [
   ...configFlags,
   { name: 'plugin', type: 'string', default: '', usage: `validate one directory as this plugin's (${pluginNames.join(', ')}); the directory is the positional argument` },
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text or json (one object on stdout, whatever the outcome)' },
+  { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send' },
+  { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'the registration sends kube-system and kube-node-lease too: no warning for policies that would lose coverage there' },
   { name: 'warnings-as-errors', type: 'boolean', default: false, usage: 'exit 1 when there are warnings' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
@@ -29,6 +37,8 @@ export interface PluginReport {
   hash: string;
   counts: Record<string, number>;
   warnings: string[];
+  /** audit annotation keys answered under a shortened name: in-tree key → the key this daemon answers */
+  auditAnnotationKeys?: Record<string, string>;
 }
 
 export interface ValidateReport {
@@ -36,16 +46,56 @@ export interface ValidateReport {
   errors: Array<{ plugin: string; message: string }>;
 }
 
-function validatePlugins(setups: readonly PluginSetup[], warningOptions: ManifestWarningOptions): ValidateReport {
+interface RegistrationChecks {
+  readonly registrationFile: string;
+  readonly includeSystemNamespaces: boolean;
+}
+
+/** Keys a policy's audit annotations and Audit action are answered under, where they differ from `<policy>_<key>`. */
+function shortenedAuditKeys(manifests: LoadedManifests): Record<string, string> | undefined {
+  if (manifests.family !== 'policy') return undefined;
+  const keys: string[] = [];
+  for (const policy of manifests.policies) {
+    const spec = policy.spec as { auditAnnotations?: Array<{ key?: string }> } | undefined;
+    for (const a of spec?.auditAnnotations ?? []) keys.push(`${policy.metadata?.name ?? ''}/${a.key ?? ''}`);
+  }
+  const shortened = keys.filter(isShortenedAnnotationKey);
+  return shortened.length === 0 ? undefined : Object.fromEntries(shortened.map((k) => [k, webhookAnnotationKey(k)]));
+}
+
+function systemNamespaceWarnings(loaded: LoadedPlugin): string[] {
+  const coverage = sideCoverage(sideOf(loaded.plugin), [loaded]);
+  return coverage.objects.filter((o) => o.systemNamespaces).map((o) => `${o.owner} can match requests in ${systemNamespaces.join(' and ')}, which the default registration does not send to static-admissiond: it is not enforced there (in-tree it would be). Register with --include-system-namespaces to send them.`);
+}
+
+function validatePlugins(setups: readonly PluginSetup[], warningOptions: ManifestWarningOptions, checks: RegistrationChecks): ValidateReport {
   const report: ValidateReport = { plugins: [], errors: [] };
+  const loaded: LoadedPlugin[] = [];
   for (const { plugin, staticManifestsDir: dir } of setups) {
     try {
       const snapshot = loadSnapshotSync(plugin, dir);
       const kinds = pluginKinds[plugin];
-      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings: manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions) });
+      loaded.push({ plugin, manifests: snapshot.manifests });
+      const warnings = manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions);
+      if (!checks.includeSystemNamespaces) warnings.push(...systemNamespaceWarnings({ plugin, manifests: snapshot.manifests }));
+      const auditAnnotationKeys = shortenedAuditKeys(snapshot.manifests);
+      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings, ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}) });
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       report.errors.push({ plugin, message: initialLoadMessage(plugin, dir, err.message) });
+    }
+  }
+  if (checks.registrationFile !== '' && report.errors.length === 0) {
+    try {
+      const drift = driftAgainst(checks.registrationFile, loaded, loaded.map((l) => l.plugin), warningOptions);
+      for (const [plugin, uncovered] of drift) {
+        for (const u of uncovered) {
+          report.errors.push({ plugin, message: `${u.owner} can match requests the registration ${JSON.stringify(checks.registrationFile)} does not send, so it is not enforced: ${u.missing.slice(0, 8).join('; ')}${u.missing.length > 8 ? `; and ${u.missing.length - 8} more` : ''}. Print the registration again with \`static-admissiond registration\` and apply it.` });
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof RegistrationFileError)) throw err;
+      report.errors.push({ plugin: '', message: err.message });
     }
   }
   return report;
@@ -56,6 +106,9 @@ function renderText(report: ValidateReport, io: CommandIO): void {
     const counts = Object.entries(p.counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'no objects';
     io.stdout(`${p.plugin}: ${p.dir}: ${counts}; hash ${p.hash === '' ? '""' : p.hash}\n`);
     for (const w of p.warnings) io.stderr(`warning: ${p.plugin}: ${w}\n`);
+    for (const [key, answered] of Object.entries(p.auditAnnotationKeys ?? {})) {
+      io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
+    }
   }
   for (const e of report.errors) io.stderr(`error: ${e.plugin === '' ? '' : `${e.plugin}: `}${e.message}\n`);
 }
@@ -69,6 +122,7 @@ export function validate(argv: readonly string[], io: CommandIO): number {
   const output = flagString(flags, 'output');
   if (output !== 'text' && output !== 'json') throw new UsageError(`invalid --output ${JSON.stringify(output)}: must be text or json`);
   let report: ValidateReport;
+  const checks: RegistrationChecks = { registrationFile: flagString(flags, 'registration'), includeSystemNamespaces: flagBool(flags, 'include-system-namespaces') };
   try {
     const gates = featureGatesFrom(flags);
     const plugin = flagString(flags, 'plugin');
@@ -77,10 +131,10 @@ export function validate(argv: readonly string[], io: CommandIO): number {
       if (flags.positional.length !== 1) throw new UsageError('validate --plugin NAME takes exactly one directory');
       const dir = resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
-      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources });
+      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, checks);
     } else {
       if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}: use --plugin NAME DIR to validate one directory`);
-      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources });
+      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, checks);
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;

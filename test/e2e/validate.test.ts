@@ -90,7 +90,6 @@ const matrix: Record<string, [boolean, number?, string?]> = {
   'namespace-delete-protected': [false, 403, `namespaces "team-a" is forbidden: ValidatingAdmissionPolicy 'namespace-protected.static.k8s.io' with binding 'namespace-protected.static.k8s.io' denied request: namespace team-a is protected`],
   'configmap-create-cm1': [true],
   'configmap-delete-cm-prot': [true],
-  'vap-create-static-name': [false, 422, 'ValidatingAdmissionPolicy.admissionregistration.k8s.io "sneaky.static.k8s.io" is invalid: metadata.name: Invalid value: "sneaky.static.k8s.io": names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API'],
   'vap-create-team-policy': [true],
   'vap-delete-locked': [false, 403, `validatingadmissionpolicies.admissionregistration.k8s.io "team-policy" is forbidden: ValidatingAdmissionPolicy 'locked-policies.static.k8s.io' with binding 'locked-policies.static.k8s.io' denied request: policy team-policy is locked`],
   'subjectaccessreview-create': [true],

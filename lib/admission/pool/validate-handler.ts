@@ -33,7 +33,6 @@ export interface ValidateHandlerOptions {
   readonly snapshot: () => Snapshot | undefined;
   /** the pool evaluating policies; undefined: evaluate on the main thread (--workers 0, and the benchmark baseline) */
   readonly pool: PolicyPool | undefined;
-  readonly manifestGateEnabled: boolean;
   readonly policyMetrics?: PolicyMetrics;
   /** the ValidatingAdmissionWebhook plugin: its snapshot's webhooks (read per request) and the dispatcher calling them */
   readonly webhooks?: {
@@ -77,7 +76,7 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
     async handle(review, ctx) {
       const snapshot = options.snapshot();
       const hooks = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
-      const start = startValidation({ request: review.request, policies: hooks, manifestGateEnabled: options.manifestGateEnabled });
+      const start = startValidation({ request: review.request, policies: hooks });
       if ('done' in start) {
         policyMetrics?.recordChecks(start.done.checks);
         return withWebhooks(review, start.done.response, ctx);

@@ -43,7 +43,7 @@ test('a worker exiting mid-request: Fail denies, Ignore admits, the failure is c
   const ignore = snapshotOf(t, { 'p.yaml': ignorePolicy });
   const { pool, registry } = await startPool(t, { snapshot: fail, threads: 1, testHooks: true });
   let current = fail;
-  const handler = createValidateHandler({ snapshot: () => current, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => current, pool });
   const firstThread = pool.piscina.threads[0]!.threadId;
 
   const crashed = await handler.handle(review(configMap('cm', testHookExit)), context());
@@ -74,7 +74,7 @@ test('a worker exiting mid-request: Fail denies, Ignore admits, the failure is c
 test('a worker terminated under load: every request is answered, the pool recovers', async (t) => {
   const snapshot = snapshotOf(t, { 'p.yaml': failPolicy });
   const { pool, registry } = await startPool(t, { snapshot, threads: 2 });
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
   const answers: Array<Promise<AdmissionResponse>> = [];
   for (let i = 0; i < 200; i++) answers.push(handler.handle(review(configMap(`cm-${i}`)), context()));
   void pool.piscina.threads[0]!.terminate();
@@ -116,7 +116,7 @@ test('a worker overrunning the request deadline: answered by the failure policy 
   const snapshot = snapshotOf(t, { 'p.yaml': failPolicy });
   const registry = new Registry();
   const { pool } = await startPool(t, { snapshot, threads: 1, testHooks: true, registry });
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
   const server = await startAdmissionServer({
     bindAddress: '127.0.0.1', port: 0, tls: { certFile: tls.certFile, keyFile: tls.keyFile },
     routes: { '/validate': (r, ctx) => handler.handle(r, ctx) },

@@ -35,7 +35,7 @@ test('a reload changes the workers\' answers without restarting them', async (t)
   source.on('reload', (event) => {
     if (event.outcome === 'reloaded') pool.publish(source.current()!);
   });
-  const handler = createValidateHandler({ snapshot: () => source.current(), pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => source.current(), pool });
   const allowed = async (name: string): Promise<boolean> => (await handler.handle(configMap(name), context())).allowed === true;
   const threadIds = pool.piscina.threads.map((w) => w.threadId).sort();
 
@@ -74,7 +74,7 @@ test('a request matched against the previous snapshot is still evaluated with it
   const initial = source.loadInitial();
   const { pool } = await startPool(t, { snapshot: initial });
   let served = initial;
-  const handler = createValidateHandler({ snapshot: () => served, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => served, pool });
   writeFileSync(join(dir, 'p.yaml'), denyName('second'));
   await source.checkAndReload();
   pool.publish(source.current()!);

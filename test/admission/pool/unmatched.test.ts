@@ -8,7 +8,7 @@ import { benchPod, binding, capture, context, metricValue, packageRoot, policy, 
 test('a request nothing matches never reaches the pool', async (t) => {
   const snapshot = snapshotDir(`${packageRoot}/testdata/bench/policies`);
   const { pool, registry } = await startPool(t, { snapshot });
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
 
   // a ConfigMap (the 20 policies match pods only), a pod in kube-system (every binding excludes it), a DELETE
   for (const request of [capture('002-validate-CREATE-ConfigMap-cm1'), (() => {
@@ -41,7 +41,7 @@ test('a policy whose bindings do not match, or are undecidable, is decided witho
       binding('undecidable.static.k8s.io', 'p.static.k8s.io', '[Deny]', '  matchResources:\n    namespaceSelector:\n      matchLabels: {team: a}\n'),
   });
   const { pool } = await startPool(t, { snapshot });
-  const handler = createValidateHandler({ snapshot: () => snapshot, pool, manifestGateEnabled: true });
+  const handler = createValidateHandler({ snapshot: () => snapshot, pool });
   const response = await handler.handle(review(capture('002-validate-CREATE-ConfigMap-cm1')), context());
   assert.equal(response.allowed, false);
   assert.match(response.status?.message ?? '', /with binding 'undecidable\.static\.k8s\.io' denied request: failed to configure binding/);

@@ -52,7 +52,6 @@ async function daemon(hooks: readonly HookSpec[], policies?: Snapshot) {
   const handler = createValidateHandler({
     snapshot: () => policies,
     pool: undefined,
-    manifestGateEnabled: true,
     webhooks: {
       hooks: () => webhooks,
       dispatcher: new ValidatingWebhookDispatcher({ clients: c, metrics: createWebhookMetrics(registry), logger: memoryLogger().logger, excludeWebhookVirtualResources: true }),

@@ -1,0 +1,37 @@
+// Audit annotation keys as this daemon must answer them as a webhook. kube-apiserver records a webhook's key `k`
+// as `<webhook name>/k` and drops it (with a warning per request) unless that is a qualified name with exactly one
+// `/`: S/admission/plugin/webhook/validating/dispatcher.go and mutating/dispatcher.go add `h.Name + "/" + key`
+// through S/admission/attributes.go AddAnnotation → checkKeyFormat (strings.Split on "/" must give 2 parts, then
+// validation.IsQualifiedName). So `k` must be a qualified name's name part: at most 63 characters of
+// [-A-Za-z0-9_.], starting and ending alphanumeric, and no `/`.
+//
+// In-tree, a policy's key is `<policy name>/<key>`; here it is answered as `<policy name>_<key>`, and when that is
+// not a valid name part (a long policy name) as a readable prefix, `-`, and 10 hex digits of the SHA-256 of the
+// original key: stable across restarts and nodes, and the same key always maps to the same answer.
+import { createHash } from 'node:crypto';
+import { isQualifiedName } from '../validation/names.js';
+
+const maxNamePart = 63;
+const hashDigits = 10;
+
+function validNamePart(key: string): boolean {
+  return !key.includes('/') && isQualifiedName(key).length === 0;
+}
+
+/** The key this daemon answers for an in-tree audit annotation key (`<policy>/<key>`, `<webhook>/<key>`). */
+export function webhookAnnotationKey(key: string): string {
+  const joined = key.replaceAll('/', '_');
+  if (validNamePart(joined)) return joined;
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, hashDigits);
+  const prefix = joined
+    .replace(/[^-A-Za-z0-9_.]/g, '-')
+    .slice(0, maxNamePart - hashDigits - 1)
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .replace(/[^A-Za-z0-9]+$/, '');
+  return prefix === '' ? hash : `${prefix}-${hash}`;
+}
+
+/** Whether the daemon answers `key` under another name than `<policy>_<key>`. */
+export function isShortenedAnnotationKey(key: string): boolean {
+  return webhookAnnotationKey(key) !== key.replaceAll('/', '_');
+}
