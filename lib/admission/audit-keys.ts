@@ -6,8 +6,8 @@
 // [-A-Za-z0-9_.], starting and ending alphanumeric, and no `/`.
 //
 // In-tree, a policy's key is `<policy name>/<key>`; here it is answered as `<policy name>_<key>`, and when that is
-// not a valid name part (a long policy name) as a readable prefix, `-`, and 10 hex digits of the SHA-256 of the
-// original key: stable across restarts and nodes, and the same key always maps to the same answer.
+// not a valid name part (a long policy name) as `<start of the policy name>_<key>-<10 hex digits of the SHA-256 of
+// the original key>`, at most 63 characters: stable across restarts and nodes, distinct keys stay distinct.
 import { createHash } from 'node:crypto';
 import { isQualifiedName } from '../validation/names.js';
 
@@ -23,12 +23,21 @@ export function webhookAnnotationKey(key: string): string {
   const joined = key.replaceAll('/', '_');
   if (validNamePart(joined)) return joined;
   const hash = createHash('sha256').update(key).digest('hex').slice(0, hashDigits);
-  const prefix = joined
-    .replace(/[^-A-Za-z0-9_.]/g, '-')
-    .slice(0, maxNamePart - hashDigits - 1)
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .replace(/[^A-Za-z0-9]+$/, '');
-  return prefix === '' ? hash : `${prefix}-${hash}`;
+  const budget = maxNamePart - hashDigits - 1;
+  // keep the annotation's own key readable, and as much of the policy name as fits before it
+  const slash = key.lastIndexOf('/');
+  const own = clean(slash === -1 ? key : key.slice(slash + 1)).slice(0, budget);
+  const owner = slash === -1 ? '' : clean(key.slice(0, slash)).slice(0, Math.max(0, budget - own.length - 1));
+  const readable = trimEnds(owner === '' ? own : `${trimEnds(owner)}_${own}`);
+  return readable === '' ? hash : `${readable}-${hash}`;
+}
+
+function clean(part: string): string {
+  return part.replace(/[^-A-Za-z0-9_.]/g, '-');
+}
+
+function trimEnds(part: string): string {
+  return part.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
 }
 
 /** Whether the daemon answers `key` under another name than `<policy>_<key>`. */
