@@ -9,6 +9,7 @@ import { isQualifiedName } from '../../lib/validation/names.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../cli/helpers.js';
+import { admissionConfigYAML } from '../registration/helpers.js';
 import { tempDir } from '../server/helpers.js';
 
 /** checkKeyFormat of upstream, as the apiserver applies it to a webhook's key. */
@@ -80,12 +81,7 @@ spec: {policyName: ${policy}, validationActions: [Audit]}
     assert.ok(validated.out.includes(`audit annotation ${policy}/checked-object is answered as ${answered}`), validated.out);
 
     const config = join(tmp.dir, 'config.yaml');
-    writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration: {apiVersion: apiserver.config.k8s.io/v1, kind: ValidatingAdmissionPolicyConfiguration, staticManifestsDir: ${dir}}
-`);
+    writeFileSync(config, admissionConfigYAML(dir));
     const request = {
       uid: 'u1', operation: 'CREATE', name: 'cm1', namespace: 'default',
       kind: { group: '', version: 'v1', kind: 'ConfigMap' }, resource: { group: '', version: 'v1', resource: 'configmaps' },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse as parseYAML } from 'yaml';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { run } from '../cli/helpers.js';
-import { policy, rule } from '../registration/helpers.js';
+import { admissionConfigYAML, policy, rule } from '../registration/helpers.js';
 import { tempDir } from '../server/helpers.js';
 import { samplesOf, valueOf } from '../reload/helpers.js';
 import { spawnDaemon, stop, waitFor } from './helpers.js';
@@ -42,12 +42,7 @@ describe('registration drift and --write-registration', () => {
     mkdirSync(dir);
     writeAtomically(join(dir, 'pods.yaml'), policy('pods', { rules: rule('[""]', '[v1]', '[pods]') }));
     config = join(tmp.dir, 'admission-config.yaml');
-    writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration: {apiVersion: apiserver.config.k8s.io/v1, kind: ValidatingAdmissionPolicyConfiguration, staticManifestsDir: ${dir}}
-`);
+    writeFileSync(config, admissionConfigYAML(dir));
   });
 
   after(async () => {

@@ -14,7 +14,7 @@ import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { run } from '../cli/helpers.js';
 import { tempDir } from '../server/helpers.js';
-import { policy, rule } from './helpers.js';
+import { admissionConfigYAML, policy, rule } from './helpers.js';
 
 interface Webhook {
   name: string;
@@ -51,15 +51,7 @@ before(async () => {
   mkdirSync(dir);
   writeFileSync(join(dir, 'all.yaml'), policy('everything', { rules: rule('["*"]', '["*"]', '["*/*"]', '["*"]') }));
   wildcardConfig = join(tmp.dir, 'wildcard-config.yaml');
-  writeFileSync(wildcardConfig, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: ${dir}
-`);
+  writeFileSync(wildcardConfig, admissionConfigYAML(dir));
 });
 after(() => tmp.cleanup());
 
@@ -152,12 +144,7 @@ describe('static-admissiond registration', () => {
     const dir = join(tmp.dir, 'empty');
     mkdirSync(dir);
     const config = join(tmp.dir, 'empty-config.yaml');
-    writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: MutatingAdmissionPolicy
-  configuration: {apiVersion: apiserver.config.k8s.io/v1, kind: MutatingAdmissionPolicyConfiguration, staticManifestsDir: ${dir}}
-`);
+    writeFileSync(config, admissionConfigYAML(dir, 'MutatingAdmissionPolicy'));
     const none = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api']);
     assert.equal(none.code, 0, none.err);
     assert.equal(none.out, '# Nothing to register: no loaded manifest can match a request (validating: nothing loaded; mutating: nothing loaded).\n');

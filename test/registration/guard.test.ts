@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { run } from '../cli/helpers.js';
+import { admissionConfigYAML } from './helpers.js';
 import { tempDir } from '../server/helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -34,12 +35,7 @@ before(async () => {
   }
   writeFileSync(join(dir, 'guard.yaml'), guard.map((o) => JSON.stringify(o)).join('\n---\n'));
   config = join(tmp.dir, 'admission-config.yaml');
-  writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration: {apiVersion: apiserver.config.k8s.io/v1, kind: ValidatingAdmissionPolicyConfiguration, staticManifestsDir: ${dir}}
-`);
+  writeFileSync(config, admissionConfigYAML(dir));
 });
 after(() => tmp.cleanup());
 
