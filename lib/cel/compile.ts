@@ -36,7 +36,7 @@ import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
 import { CelActivation } from './activation.js';
-import { EvalState, plan } from './runtime/index.js';
+import { EvalState, plan, ProgramInstantiationError } from './runtime/index.js';
 import type { EvalOptions, Plan } from './runtime/index.js';
 import type { EngineError, EngineProgram } from './engine.js';
 import { toEvaluationError } from './errors.js';
@@ -87,6 +87,9 @@ function invalid(message: string): CompileResult {
 
 function internal(error: unknown): CompileResult {
   const reason = error instanceof Error ? error.message : String(error);
+  // env.Program's failure (a constant conversion or regex that fails when the program is built) is reported as
+  // compile.go words it, as an internal error like the rest.
+  if (error instanceof ProgramInstantiationError) return { ok: false, message: `program instantiation failed: ${reason}`, errorType: 'InternalError' };
   return { ok: false, message: `unexpected compilation error: ${reason}`, errorType: 'InternalError' };
 }
 

@@ -204,6 +204,8 @@ export function declareLibraries(env: Environment, profile: LibraryProfile): voi
     'string(google.protobuf.Duration): string',
     'timestamp(google.protobuf.Timestamp): google.protobuf.Timestamp',
     'duration(google.protobuf.Duration): google.protobuf.Duration',
+    // cel-go v0.26.0 declares it (int64_to_duration) though the conversion always fails at run time
+    'duration(int): google.protobuf.Duration',
     'matches(string, string): bool',
     'type(optional<A>): type',
   ]) {

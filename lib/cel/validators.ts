@@ -25,6 +25,8 @@ function checkCall(name: string, arg: EngineNode | undefined, issues: Issue[]): 
   if (arg === undefined || value === undefined) return;
   let invalid = false;
   if (name === 'duration' && typeof value === 'string') invalid = fails(() => parseDuration(value));
+  // evalCall runs duration(<int>), which has no conversion (Int.ConvertToType): always invalid
+  else if (name === 'duration' && typeof value === 'bigint') invalid = true;
   else if (name === 'timestamp' && typeof value === 'string') invalid = fails(() => parseTimestamp(value));
   else if (name === 'timestamp' && typeof value === 'bigint') invalid = fails(() => timestampFromSeconds(value));
   else if (name === 'matches' && typeof value === 'string') invalid = fails(() => compileRegex(value));

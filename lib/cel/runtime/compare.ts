@@ -2,7 +2,7 @@
 // are unequal, numbers compare across int, uint and double), cross-type numeric ordering
 // (cel.CrossTypeNumericComparisons), strings ordered by code point, and map keys that match across numeric types.
 
-import { CelDuration, CelObject, CelOptional, CelTimestamp, CelType, CelUint, celError, isPlainObject, noSuchOverload, ownValue, typeName } from './values.js';
+import { CelDuration, CelObject, CelOptional, CelRuntimeError, CelTimestamp, CelType, CelUint, Trait, celError, hasTrait, isPlainObject, noSuchOverloadError, ownValue, traitMismatch, typeName } from './values.js';
 
 const TWO_63 = 9223372036854775808; // 2^63 as a double (== float64(MaxInt64))
 const TWO_64 = 18446744073709551616;
@@ -80,11 +80,19 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
+/** cel-go's Double/Int/Uint.Compare with a NaN operand (common/types/double.go, int.go, uint.go). */
+export const NAN_NOT_ORDERED = 'NaN values cannot be ordered';
+
 /**
- * CEL ordering of two values of comparable types: -1, 0 or 1, or NaN when a double is NaN. Throws `no such
- * overload` for types without an ordering (lists, maps, null, mixed kinds).
+ * The left operand's Compare method (traits.Comparer): -1, 0 or 1, or the CEL error it returns. Without the
+ * method (lists, maps, null, types, the Kubernetes objects) the result is undefined.
  */
-export function compare(a: unknown, b: unknown, op = '_<_'): number {
+export function compareWith(a: unknown, b: unknown): number | CelRuntimeError | undefined {
+  if (!hasTrait(a, Trait.Comparer)) return undefined;
+  if (typeof a === 'number' && Number.isNaN(a)) return celError(NAN_NOT_ORDERED);
+  if (typeof b === 'number' && Number.isNaN(b) && (typeof a === 'number' || typeof a === 'bigint' || a instanceof CelUint)) {
+    return celError(NAN_NOT_ORDERED);
+  }
   const n = compareNumbers(a, b);
   if (n !== undefined) return n;
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
@@ -92,11 +100,18 @@ export function compare(a: unknown, b: unknown, op = '_<_'): number {
   if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
   if (a instanceof CelTimestamp && b instanceof CelTimestamp) return cmpBig(a.nanos, b.nanos);
   if (a instanceof CelDuration && b instanceof CelDuration) return cmpBig(a.nanos, b.nanos);
-  if (a instanceof CelObject && b instanceof CelObject && a.constructor === b.constructor) {
-    const c = (a as CelObject & { compare?: (o: CelObject) => number }).compare?.(b);
-    if (c !== undefined) return c;
-  }
-  throw noSuchOverload(op, a, b);
+  return noSuchOverloadError();
+}
+
+/**
+ * CEL ordering for `<`, `<=`, `>`, `>=` (singletons bound to the Comparer trait, stdlib/standard.go): -1, 0 or 1.
+ * Throws cel-go's errors: `NaN values cannot be ordered`, the bare `no such overload` for operands of different
+ * kinds, `no such overload: _<_` for a left operand that cannot be ordered.
+ */
+export function compare(a: unknown, b: unknown, op = '_<_'): number {
+  const c = compareWith(a, b);
+  if (typeof c === 'number') return c;
+  throw c ?? traitMismatch(op, a, Trait.Comparer);
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -6,7 +6,7 @@
 import { celEquals, mapSize } from './compare.js';
 import type { CelMap } from './compare.js';
 import { formatDouble, toBool, toDouble, toInt, toUint } from './numbers.js';
-import { find, findAll, matches } from './regex.js';
+import { compileRegex, find, findAll, matches } from './regex.js';
 import type { EvalState } from './state.js';
 import * as str from './strings.js';
 import { DURATION_FIELDS, TIMESTAMP_FIELDS, durationField, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampField, timestampFromSeconds } from './time.js';
@@ -19,9 +19,12 @@ import {
   CelUint,
   MIN_TIMESTAMP_SECONDS,
   NANOS_PER_SECOND,
+  Trait,
   celError,
   isMap,
   noSuchOverload,
+  noSuchOverloadError,
+  traitMismatch,
   typeOf,
 } from './values.js';
 
@@ -101,13 +104,14 @@ export function sizeOf(v: unknown): number {
 
 // ---- size, type conversions ----
 
+// size is a singleton bound to the Sizer trait (stdlib/standard.go).
 defineBoth('size', (args) => {
   arity('size', args, 1);
   const v = args[0];
   if (typeof v === 'string') return str.stringSize(v);
   if (Array.isArray(v) || v instanceof Uint8Array) return BigInt(v.length);
   if (isMap(v)) return BigInt(mapSize(v as CelMap));
-  throw noSuchOverload('size', v);
+  throw traitMismatch('size', v, Trait.Sizer);
 });
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -172,15 +176,40 @@ defineGlobal('duration', (args) => {
   const v = args[0];
   if (typeof v === 'string') return parseDuration(v);
   if (v instanceof CelDuration) return v;
+  // cel-go v0.26.0 declares duration(int) (int64_to_duration) but Int.ConvertToType has no duration case
+  if (typeof v === 'bigint') throw celError("type conversion error from 'int' to 'google.protobuf.Duration'");
   throw noSuchOverload('duration', v);
 });
 
 // ---- strings (standard) ----
 
-defineMember('contains', (args) => (arity('contains', args, 2), string('contains', args, 0).includes(string('contains', args, 1))));
-defineMember('startsWith', (args) => (arity('startsWith', args, 2), string('startsWith', args, 0).startsWith(string('startsWith', args, 1))));
-defineMember('endsWith', (args) => (arity('endsWith', args, 2), string('endsWith', args, 0).endsWith(string('endsWith', args, 1))));
-defineBoth('matches', (args) => (arity('matches', args, 2), matches(string('matches', args, 0), string('matches', args, 1))));
+/** contains, startsWith, endsWith run without type guards (DisableTypeGuards): types.StringContains… answer bare. */
+function unguardedStrings(args: unknown[]): [string, string] {
+  const [s, t] = args;
+  if (args.length !== 2 || typeof s !== 'string' || typeof t !== 'string') throw noSuchOverloadError();
+  return [s, t];
+}
+
+defineMember('contains', (args) => {
+  const [s, t] = unguardedStrings(args);
+  return s.includes(t);
+});
+defineMember('startsWith', (args) => {
+  const [s, t] = unguardedStrings(args);
+  return s.startsWith(t);
+});
+defineMember('endsWith', (args) => {
+  const [s, t] = unguardedStrings(args);
+  return s.endsWith(t);
+});
+// matches is a singleton bound to the Matcher trait: String.Match refuses a non-string pattern bare.
+defineBoth('matches', (args) => {
+  arity('matches', args, 2);
+  const [s, pattern] = args;
+  if (typeof s !== 'string') throw traitMismatch('matches', s, Trait.Matcher);
+  if (typeof pattern !== 'string') throw noSuchOverloadError();
+  return matches(s, pattern);
+});
 
 // ---- timestamps and durations ----
 
@@ -244,10 +273,22 @@ defineGlobal('strings.quote', (args) => (arity('strings.quote', args, 1), str.qu
 
 // ---- Kubernetes regex library (find, findAll) ----
 
-defineMember('find', (args) => (arity('find', args, 2), find(string('find', args, 0), string('find', args, 1))));
+// A pattern known only at run time is compiled per call; library/regex.go words its failure `Illegal regex: …`.
+// (A constant pattern is compiled when the program is built: planner.ts.)
+function runtimeRegex(pattern: string): ReturnType<typeof compileRegex> {
+  try {
+    return compileRegex(pattern);
+  } catch (error) {
+    throw celError(`Illegal regex: ${(error as Error).message}`);
+  }
+}
+
+defineMember('find', (args) => (arity('find', args, 2), find(string('find', args, 0), runtimeRegex(string('find', args, 1)))));
 defineMember('findAll', (args) => {
   arity('findAll', args, 2, 3);
-  return findAll(string('findAll', args, 0), string('findAll', args, 1), args.length === 3 ? int('findAll', args, 2) : -1n);
+  const s = string('findAll', args, 0);
+  const pattern = runtimeRegex(string('findAll', args, 1));
+  return findAll(s, pattern, args.length === 3 ? int('findAll', args, 2) : -1n);
 });
 
 // ---- optionals (cel-go OptionalTypes) ----

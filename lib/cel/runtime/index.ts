@@ -9,7 +9,7 @@ import './k8s/quantity.js';
 import './k8s/semver.js';
 import './k8s/url.js';
 
-export { plan, OPTIONAL_ENTRY_FUNCTION } from './planner.js';
+export { plan, OPTIONAL_ENTRY_FUNCTION, ProgramInstantiationError } from './planner.js';
 export type { Eval, Plan, PlanOptions } from './planner.js';
 export { EvalState, PER_CALL_COST_LIMIT, COST_LIMIT_EXCEEDED, OPERATION_INTERRUPTED } from './state.js';
 export type { EvalOptions } from './state.js';

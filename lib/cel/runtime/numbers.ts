@@ -1,10 +1,30 @@
 // Arithmetic and numeric conversions with cel-go's checks (int64 and uint64 overflow, division and modulus by
 // zero), and Go's float formatting (`%g` for string(double), exact round-half-even for `%f` / `%e`).
 
-import { CelDuration, CelTimestamp, CelUint, MAX_INT64, MAX_UINT64, MIN_INT64, celError, checkInt, duration, noSuchOverload, timestamp, uint } from './values.js';
+import {
+  CelDuration,
+  CelTimestamp,
+  CelUint,
+  MAX_INT64,
+  MAX_UINT64,
+  MIN_INT64,
+  Trait,
+  celError,
+  checkInt,
+  duration,
+  noSuchOverload,
+  noSuchOverloadError,
+  timestamp,
+  traitMismatch,
+  uint,
+} from './values.js';
 
 const TWO_63 = 9223372036854775808;
 const TWO_64 = 18446744073709551616;
+
+// The operators are bound as cel-go's singletons (common/stdlib/standard.go): the left operand's method decides,
+// so a right operand of the wrong type is the bare `no such overload` of that method, and a left operand without
+// the method is `no such overload: _+_` (values.ts traitMismatch).
 
 export function add(a: unknown, b: unknown): unknown {
   switch (typeof a) {
@@ -26,15 +46,16 @@ export function add(a: unknown, b: unknown): unknown {
         out.set(b, a.length);
         return out;
       }
+      // time.Time keeps its location through arithmetic (overflow.go addTimeDurationChecked)
       if (a instanceof CelDuration) {
         if (b instanceof CelDuration) return duration(a.nanos + b.nanos);
-        if (b instanceof CelTimestamp) return timestamp(b.nanos + a.nanos);
+        if (b instanceof CelTimestamp) return timestamp(b.nanos + a.nanos, b.offset);
       }
-      if (a instanceof CelTimestamp && b instanceof CelDuration) return timestamp(a.nanos + b.nanos);
+      if (a instanceof CelTimestamp && b instanceof CelDuration) return timestamp(a.nanos + b.nanos, a.offset);
       break;
     default:
   }
-  throw noSuchOverload('_+_', a, b);
+  throw traitMismatch('_+_', a, Trait.Adder);
 }
 
 export function subtract(a: unknown, b: unknown): unknown {
@@ -43,17 +64,17 @@ export function subtract(a: unknown, b: unknown): unknown {
   if (a instanceof CelUint && b instanceof CelUint) return uint(a.value - b.value);
   if (a instanceof CelDuration && b instanceof CelDuration) return duration(a.nanos - b.nanos);
   if (a instanceof CelTimestamp) {
-    if (b instanceof CelDuration) return timestamp(a.nanos - b.nanos);
+    if (b instanceof CelDuration) return timestamp(a.nanos - b.nanos, a.offset);
     if (b instanceof CelTimestamp) return duration(a.nanos - b.nanos);
   }
-  throw noSuchOverload('_-_', a, b);
+  throw traitMismatch('_-_', a, Trait.Subtractor);
 }
 
 export function multiply(a: unknown, b: unknown): unknown {
   if (typeof a === 'bigint' && typeof b === 'bigint') return checkInt(a * b);
   if (typeof a === 'number' && typeof b === 'number') return a * b;
   if (a instanceof CelUint && b instanceof CelUint) return uint(a.value * b.value);
-  throw noSuchOverload('_*_', a, b);
+  throw traitMismatch('_*_', a, Trait.Multiplier);
 }
 
 export function divide(a: unknown, b: unknown): unknown {
@@ -66,7 +87,7 @@ export function divide(a: unknown, b: unknown): unknown {
     if (b.value === 0n) throw celError('division by zero');
     return new CelUint(a.value / b.value);
   }
-  throw noSuchOverload('_/_', a, b);
+  throw traitMismatch('_/_', a, Trait.Divider);
 }
 
 export function modulo(a: unknown, b: unknown): unknown {
@@ -79,16 +100,24 @@ export function modulo(a: unknown, b: unknown): unknown {
     if (b.value === 0n) throw celError('modulus by zero');
     return new CelUint(a.value % b.value);
   }
-  throw noSuchOverload('_%_', a, b);
+  throw traitMismatch('_%_', a, Trait.Modder);
 }
 
 export function negate(a: unknown): unknown {
   if (typeof a === 'bigint') return checkInt(-a);
   if (typeof a === 'number') return -a;
-  throw noSuchOverload('-_', a);
+  // Duration.Negate (a dyn duration); bool has the trait but the binding refuses it.
+  if (a instanceof CelDuration) return duration(-a.nanos);
+  if (typeof a === 'boolean') throw noSuchOverloadError();
+  throw traitMismatch('-_', a, Trait.Negator);
 }
 
 // ---- conversions ----
+
+/** String.ConvertToType's failure (common/types/string.go). */
+function conversionError(to: string): Error {
+  return celError(`type conversion error from 'string' to '${to}'`);
+}
 
 /** int(x) */
 export function toInt(v: unknown): bigint {
@@ -96,7 +125,7 @@ export function toInt(v: unknown): bigint {
     case 'bigint':
       return v;
     case 'number':
-      // cel-go: the double must lie strictly inside int64's range once truncated
+      // doubleToInt64Checked (overflow.go): the double must lie strictly inside int64's range
       if (!Number.isFinite(v) || v <= -TWO_63 || v >= TWO_63) throw celError('integer overflow');
       return BigInt(Math.trunc(v));
     case 'string':
@@ -114,12 +143,11 @@ export function toInt(v: unknown): bigint {
   throw noSuchOverload('int', v);
 }
 
-const INT_RE = /^[-+]?[0-9]+$/;
-
+/** strconv.ParseInt(s, 10, 64): an optional sign and decimal digits; out of range is a failure too. */
 function parseIntString(s: string): bigint {
-  if (!INT_RE.test(s)) throw celError(`cannot convert string '${s}' to int`);
+  if (!/^[-+]?[0-9]+$/.test(s)) throw conversionError('int');
   const n = BigInt(s);
-  if (n > MAX_INT64 || n < MIN_INT64) throw celError('integer overflow');
+  if (n > MAX_INT64 || n < MIN_INT64) throw conversionError('int');
   return n;
 }
 
@@ -130,12 +158,14 @@ export function toUint(v: unknown): CelUint {
       if (v < 0n) throw celError('unsigned integer overflow');
       return new CelUint(v);
     case 'number':
-      if (!Number.isFinite(v) || v <= -1 || v >= TWO_64) throw celError('unsigned integer overflow');
+      // doubleToUint64Checked (overflow.go)
+      if (!Number.isFinite(v) || v < 0 || v >= TWO_64) throw celError('unsigned integer overflow');
       return new CelUint(BigInt(Math.trunc(v)));
     case 'string': {
-      if (!/^\+?[0-9]+$/.test(v)) throw celError(`cannot convert string '${v}' to uint`);
+      // strconv.ParseUint(s, 10, 64): digits only, no sign
+      if (!/^[0-9]+$/.test(v)) throw conversionError('uint');
       const n = BigInt(v);
-      if (n > MAX_UINT64) throw celError('unsigned integer overflow');
+      if (n > MAX_UINT64) throw conversionError('uint');
       return new CelUint(n);
     }
     case 'object':
@@ -146,8 +176,6 @@ export function toUint(v: unknown): CelUint {
   throw noSuchOverload('uint', v);
 }
 
-const FLOAT_RE = /^[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan)$/i;
-
 /** double(x) */
 export function toDouble(v: unknown): number {
   switch (typeof v) {
@@ -156,12 +184,9 @@ export function toDouble(v: unknown): number {
     case 'bigint':
       return Number(v);
     case 'string': {
-      if (!FLOAT_RE.test(v)) throw celError(`cannot convert string '${v}' to double`);
-      const lower = v.toLowerCase().replace(/^\+/, '');
-      if (lower === 'inf' || lower === 'infinity') return Infinity;
-      if (lower === '-inf' || lower === '-infinity') return -Infinity;
-      if (lower === 'nan' || lower === '-nan') return NaN;
-      return Number(v);
+      const d = parseGoFloat(v);
+      if (d === undefined) throw conversionError('double');
+      return d;
     }
     case 'object':
       if (v instanceof CelUint) return Number(v.value);
@@ -171,10 +196,79 @@ export function toDouble(v: unknown): number {
   throw noSuchOverload('double', v);
 }
 
+const DECIMAL_FLOAT = /^[-+]?(?=[0-9_.]*[0-9])[0-9_]*\.?[0-9_]*(?:[eE][-+]?[0-9][0-9_]*)?$/;
+const HEX_FLOAT = /^[-+]?0[xX](?=[0-9a-fA-F_.]*[0-9a-fA-F])([0-9a-fA-F_]*)\.?([0-9a-fA-F_]*)[pP]([-+]?[0-9][0-9_]*)$/;
+
+/** strconv's underscoreOK: underscores only between digits (or after a base prefix). */
+function underscoreOK(input: string): boolean {
+  let s = input;
+  let saw = '^';
+  let i = 0;
+  if (s.startsWith('-') || s.startsWith('+')) s = s.slice(1);
+  let hex = false;
+  if (s.length >= 2 && s[0] === '0' && 'bBoOxX'.includes(s[1]!)) {
+    i = 2;
+    saw = '0';
+    hex = s[1] === 'x' || s[1] === 'X';
+  }
+  for (; i < s.length; i++) {
+    const c = s[i]!;
+    if ((c >= '0' && c <= '9') || (hex && /[a-fA-F]/.test(c))) {
+      saw = '0';
+      continue;
+    }
+    if (c === '_') {
+      if (saw !== '0') return false;
+      saw = '_';
+      continue;
+    }
+    if (saw === '_') return false;
+    saw = '!';
+  }
+  return saw !== '_';
+}
+
+/**
+ * strconv.ParseFloat(s, 64): decimal or hexadecimal (`0x1.8p1`) syntax with `_` separators, `inf`/`infinity`
+ * (signed) and `nan` in any case; a value beyond float64 is a failure (ErrRange). Undefined when it fails.
+ */
+export function parseGoFloat(s: string): number | undefined {
+  const unsigned = s.startsWith('+') || s.startsWith('-') ? s.slice(1) : s;
+  const special = unsigned.toLowerCase();
+  if (special === 'inf' || special === 'infinity') return s.startsWith('-') ? -Infinity : Infinity;
+  if (s === unsigned && special === 'nan') return NaN;
+  let value: number;
+  const hex = HEX_FLOAT.exec(s);
+  if (hex !== null) {
+    if (s.includes('_') && !underscoreOK(s)) return undefined;
+    const whole = hex[1]!.replace(/_/g, '');
+    const frac = hex[2]!.replace(/_/g, '');
+    let exponent = Number(hex[3]!.replace(/_/g, '')) - 4 * frac.length;
+    value = Number(BigInt(`0x${whole}${frac}`));
+    // scale by powers of two in steps, so that an intermediate power does not under- or overflow
+    while (exponent > 1000 && Number.isFinite(value)) {
+      value *= 2 ** 1000;
+      exponent -= 1000;
+    }
+    while (exponent < -1000 && value !== 0) {
+      value *= 2 ** -1000;
+      exponent += 1000;
+    }
+    value *= 2 ** exponent;
+    if (s.startsWith('-')) value = -value;
+  } else {
+    if (!DECIMAL_FLOAT.test(s)) return undefined;
+    if (s.includes('_') && !underscoreOK(s)) return undefined;
+    value = Number(s.replace(/_/g, ''));
+  }
+  return Number.isFinite(value) ? value : undefined;
+}
+
 /** bool(x) */
 export function toBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') {
+    // strconv.ParseBool
     switch (v) {
       case '1':
       case 't':
@@ -191,7 +285,7 @@ export function toBool(v: unknown): boolean {
       case 'False':
         return false;
       default:
-        throw celError(`type conversion error from 'string' to 'bool'`);
+        throw conversionError('bool');
     }
   }
   throw noSuchOverload('bool', v);

@@ -15,9 +15,9 @@ import { celEquals, checkKey, compare, mapEntries, mapGet, mapKeys } from './com
 import type { CelMap } from './compare.js';
 import { GLOBAL, MEMBER, sizeOf } from './functions.js';
 import type { Impl } from './functions.js';
-import { add, divide, modulo, multiply, negate, subtract } from './numbers.js';
+import { TWO_63, add, divide, formatDouble, modulo, multiply, negate, subtract } from './numbers.js';
 import { compileRegex, find, findAll } from './regex.js';
-import type { EvalState } from './state.js';
+import { EvalState } from './state.js';
 import {
   CelObject,
   CelOptional,
@@ -27,9 +27,11 @@ import {
   MIN_INT64,
   TYPE_IDENTIFIERS,
   celError,
+  goTypeName,
   isMap,
   isPlainObject,
   noSuchOverload,
+  noSuchOverloadError,
   ownValue,
   setOwn,
   typeName,
@@ -46,6 +48,19 @@ export interface PlanOptions {
   /** global functions the expression may call besides the runtime table (message construction) */
   readonly extraGlobals?: ReadonlyMap<string, Impl>;
 }
+
+/**
+ * The program cannot be built: cel-go's planner folds a type conversion of a constant (interpreter/decorators.go
+ * maybeOptimizeConstUnary, Kubernetes builds programs with cel.OptOptimize) and compiles constant regular
+ * expressions (MatchesRegexOptimization, library/regex.go Find/FindAllRegexOptimization), and an error of either
+ * fails env.Program. The message is the error's; Kubernetes prefixes `program instantiation failed: `.
+ */
+export class ProgramInstantiationError extends Error {
+  override readonly name = 'ProgramInstantiationError';
+}
+
+/** cel-go's type conversion functions (common/overloads IsTypeConversionFunction): folded on constants. */
+const CONVERSIONS: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
 
 export interface Plan {
   readonly evaluate: Eval;
@@ -90,18 +105,42 @@ function attempt(e: Eval, s: EvalState): unknown {
   }
 }
 
+/** A key or index as Go's `%v` prints the CEL value (doubles as `%g`). */
 function keyText(key: unknown): string {
   if (typeof key === 'string') return key;
-  if (typeof key === 'bigint' || typeof key === 'boolean' || typeof key === 'number') return String(key);
+  if (typeof key === 'bigint' || typeof key === 'boolean') return String(key);
+  if (typeof key === 'number') return formatDouble(key);
   if (key instanceof CelUint) return key.value.toString();
   return typeName(key);
 }
 
+/** interpreter/attributes.go resolutionError: a missing map key, or a qualifier on a value without fields. */
 function noSuchKey(key: unknown): CelRuntimeError {
   return celError(`no such key: ${keyText(key)}`);
 }
 
-/** The value of field `f` of a map (or message-like object); throws `no such key` when absent. */
+/**
+ * types.IndexOrError (common/types/list.go): a list index as an int, or its error: an int, a whole double or a
+ * uint within int64 are indexes; another double or uint is `unsupported index value`, another type
+ * `unsupported index type`.
+ */
+function indexOrError(i: unknown): bigint {
+  if (typeof i === 'bigint') return i;
+  if (typeof i === 'number') {
+    if (Number.isInteger(i) && i > -TWO_63 && i < TWO_63) return BigInt(i);
+    throw celError(`unsupported index value ${formatDouble(i)} in list`);
+  }
+  if (i instanceof CelUint) {
+    if (i.value <= MAX_INT64) return i.value;
+    throw celError(`unsupported index value ${i.value} in list`);
+  }
+  throw celError(`unsupported index type '${typeName(i)}' in list`);
+}
+
+/**
+ * The value of field `f` of a map (or message-like object); throws `no such key` when absent, or when the value
+ * has no fields at all (refQualify, interpreter/attributes.go); a list reads `f` as an index.
+ */
 export function selectField(v: unknown, f: string): unknown {
   if (typeof v === 'object' && v !== null) {
     const ctor = (v as { constructor?: unknown }).constructor;
@@ -115,7 +154,7 @@ export function selectField(v: unknown, f: string): unknown {
       if (r === undefined) throw noSuchKey(f);
       return r;
     }
-    if (v instanceof CelOptional) return optionalSelect(v, f);
+    if (v instanceof CelOptional) return optionalSelect(v, f, false);
     if (isPlainObject(v)) {
       const r = ownValue(v, f);
       if (r === undefined) throw noSuchKey(f);
@@ -127,12 +166,15 @@ export function selectField(v: unknown, f: string): unknown {
       throw noSuchKey(f);
     }
   }
-  if (v === null) throw noSuchKey(f);
-  throw celError(`type '${typeName(v)}' does not support field selection`);
+  if (Array.isArray(v)) indexOrError(f);
+  throw noSuchKey(f);
 }
 
-/** `x.?f`, and `x.f` on an optional x: optional of the field, none when absent (or x is none). */
-function optionalSelect(v: unknown, f: string): CelOptional {
+/**
+ * `x.?f`, and `x.f` on an optional x: optional of the field, none when absent or x is none. `x.?f` tests presence
+ * (refQualify): a value without fields gives none, where `x.f` is `no such key`; a list reads `f` as an index.
+ */
+function optionalSelect(v: unknown, f: string, presence = true): CelOptional {
   if (v instanceof CelOptional) {
     if (!v.hasValue()) return v;
     v = v.value();
@@ -141,64 +183,65 @@ function optionalSelect(v: unknown, f: string): CelOptional {
     const r = mapGet(v as CelMap, f);
     return r === undefined ? CelOptional.NONE : CelOptional.of(r);
   }
-  return CelOptional.of(selectField(v, f));
+  if (!presence) return CelOptional.of(selectField(v, f));
+  if (Array.isArray(v)) indexOrError(f);
+  if (v instanceof CelObject) {
+    const r = (v as CelObject & { field?: (name: string) => unknown }).field?.(f);
+    return r === undefined ? CelOptional.NONE : CelOptional.of(r);
+  }
+  return CelOptional.NONE;
 }
 
-/** presence test of has(x.f): false for a value without fields (null…), as cel-go's presence-test qualifier */
+/**
+ * presence test of has(x.f): false for a value without fields (null…), as cel-go's presence-test qualifier; on a
+ * list, the field name is still an index of the wrong type (refQualify).
+ */
 function hasField(v: unknown, f: string): boolean {
   if (v instanceof CelOptional) {
     if (!v.hasValue()) return false;
     v = v.value();
   }
   if (isMap(v)) return mapGet(v as CelMap, f) !== undefined;
+  if (Array.isArray(v)) indexOrError(f);
   if (v instanceof CelObject) return (v as CelObject & { field?: (name: string) => unknown }).field?.(f) !== undefined;
   return false;
 }
 
+/** A list index: `index out of bounds: <index as written>` outside the list (attributes.go missingIndex). */
 function listIndex(list: readonly unknown[], i: unknown): number {
-  let n: bigint;
-  if (typeof i === 'bigint') n = i;
-  else if (i instanceof CelUint) n = i.value;
-  else if (typeof i === 'number' && Number.isInteger(i)) n = BigInt(i);
-  else throw noSuchOverload('_[_]', list, i);
-  if (n < 0n || n >= BigInt(list.length)) throw celError(`index out of range: ${n}`);
+  const n = indexOrError(i);
+  if (n < 0n || n >= BigInt(list.length)) throw celError(`index out of bounds: ${keyText(i)}`);
   return Number(n);
 }
 
-/** `x[k]` */
+/** `x[k]`: as cel-go qualifies an attribute (refQualify): a value that is not a container has no keys. */
 export function index(v: unknown, k: unknown): unknown {
   if (Array.isArray(v)) return v[listIndex(v, k)];
   if (isMap(v)) {
     const r = mapGet(v as CelMap, k);
-    if (r === undefined) {
-      if (typeof k === 'number' && !Number.isInteger(k)) throw noSuchOverload('_[_]', v, k);
-      throw noSuchKey(k);
-    }
+    if (r === undefined) throw noSuchKey(k);
     return r;
   }
-  if (v instanceof CelOptional) return optionalIndex(v, k);
-  throw noSuchOverload('_[_]', v, k);
+  if (v instanceof CelOptional) return optionalIndex(v, k, false);
+  throw noSuchKey(k);
 }
 
-/** `x[?k]`, and `x[k]` on an optional x */
-function optionalIndex(v: unknown, k: unknown): CelOptional {
+/** `x[?k]`, and `x[k]` on an optional x (which, on a value without keys, is `no such key` rather than none) */
+function optionalIndex(v: unknown, k: unknown, presence = true): CelOptional {
   if (v instanceof CelOptional) {
     if (!v.hasValue()) return v;
     v = v.value();
   }
   if (Array.isArray(v)) {
-    let n: bigint | undefined;
-    if (typeof k === 'bigint') n = k;
-    else if (k instanceof CelUint) n = k.value;
-    else if (typeof k === 'number' && Number.isInteger(k)) n = BigInt(k);
-    else throw noSuchOverload('_[?_]', v, k);
+    const n = indexOrError(k);
     return n >= 0n && n < BigInt(v.length) ? CelOptional.of(v[Number(n)]) : CelOptional.NONE;
   }
   if (isMap(v)) {
     const r = mapGet(v as CelMap, k);
     return r === undefined ? CelOptional.NONE : CelOptional.of(r);
   }
-  throw noSuchOverload('_[?_]', v, k);
+  if (!presence) throw noSuchKey(k);
+  return CelOptional.NONE;
 }
 
 /**
@@ -206,6 +249,7 @@ function optionalIndex(v: unknown, k: unknown): CelOptional {
  * (index, element) or (key, value) pairs (`first`, `second`).
  */
 function loopValues(v: unknown, twoVariables: boolean): { first: readonly unknown[]; second: readonly unknown[] | undefined } {
+  // evalFold (interpreter/interpretable.go) names the Go type of a range it cannot iterate
   if (Array.isArray(v)) {
     if (!twoVariables) return { first: v, second: undefined };
     return { first: v.map((_, i) => BigInt(i)), second: v };
@@ -215,12 +259,14 @@ function loopValues(v: unknown, twoVariables: boolean): { first: readonly unknow
     if (!twoVariables) return { first: keys, second: undefined };
     return { first: keys, second: keys.map((k) => mapGet(v as CelMap, k)) };
   }
-  throw celError(`expression of type '${typeName(v)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+  if (twoVariables) throw celError(`unsupported comprehension range type: ${goTypeName(v)}`);
+  throw celError(`got '${goTypeName(v)}', expected iterable type`);
 }
 
-function boolResult(v: unknown, fn: string): boolean {
+/** A macro's predicate or filter: the macros expand to `?:` and `&&`, which refuse a non-bool bare. */
+function boolResult(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
-  throw noSuchOverload(fn, v);
+  throw noSuchOverloadError();
 }
 
 function inList(needle: unknown, list: readonly unknown[]): boolean {
@@ -228,10 +274,11 @@ function inList(needle: unknown, list: readonly unknown[]): boolean {
   return false;
 }
 
+/** `in` (inAggregate, stdlib/standard.go): a right operand that is not a container is the bare error. */
 function membership(needle: unknown, haystack: unknown): boolean {
   if (Array.isArray(haystack)) return inList(needle, haystack);
   if (isMap(haystack)) return mapGet(haystack as CelMap, needle) !== undefined;
-  throw noSuchOverload('@in', needle, haystack);
+  throw noSuchOverloadError();
 }
 
 /** Builds a map literal's value: a plain object when every key is a string, else a Map. */
@@ -357,8 +404,16 @@ function argumentCost(args: readonly unknown[]): number {
 
 class Planner {
   slotCount = 0;
+  /** the evaluations that are constants (cel-go's InterpretableConst), with their values */
+  private readonly constants = new Map<Eval, unknown>();
 
   constructor(private readonly options: PlanOptions) {}
+
+  private constant(v: unknown): Eval {
+    const e = constant(v);
+    this.constants.set(e, v);
+    return e;
+  }
 
   private newSlot(): number {
     return this.slotCount++;
@@ -394,7 +449,7 @@ class Planner {
           const v = c(s);
           if (v === true) return t(s);
           if (v === false) return f(s);
-          throw noSuchOverload('_?_:_', v);
+          throw noSuchOverloadError();
         };
       }
       case '&&':
@@ -404,7 +459,7 @@ class Planner {
         const o = this.plan(node.args as EngineNode, scope);
         return (s) => {
           const v = o(s);
-          if (typeof v !== 'boolean') throw noSuchOverload('!_', v);
+          if (typeof v !== 'boolean') throw noSuchOverloadError();
           return !v;
         };
       }
@@ -416,9 +471,9 @@ class Planner {
   }
 
   private literal(v: unknown): Eval {
-    if (v instanceof UnsignedInt) return constant(new CelUint(v.valueOf()));
+    if (v instanceof UnsignedInt) return this.constant(new CelUint(v.valueOf()));
     if (typeof v === 'bigint' && (v > MAX_INT64 || v < MIN_INT64)) return failing('integer overflow');
-    return constant(v);
+    return this.constant(v);
   }
 
   private ident(name: string, scope: Scope | undefined): Eval {
@@ -479,9 +534,9 @@ class Planner {
     if (operand.op === 'value' && typeof operand.args === 'bigint') {
       const v = -operand.args;
       if (v < MIN_INT64 || v > MAX_INT64) return failing('integer overflow');
-      return constant(v);
+      return this.constant(v);
     }
-    if (operand.op === 'value' && typeof operand.args === 'number') return constant(-operand.args);
+    if (operand.op === 'value' && typeof operand.args === 'number') return this.constant(-operand.args);
     const o = this.plan(operand, scope);
     return (s) => negate(o(s));
   }
@@ -489,17 +544,17 @@ class Planner {
   private logical(node: EngineNode, scope: Scope | undefined): Eval {
     const [left, right] = (node.args as EngineNode[]).map((n) => this.plan(n, scope)) as [Eval, Eval];
     const absorbing = node.op === '||';
-    const fn = node.op === '||' ? '_||_' : '_&&_';
     return (s) => {
       const l = attempt(left, s);
       if (l === absorbing) return absorbing;
       const r = attempt(right, s);
       if (r === absorbing) return absorbing;
       if (l === !absorbing && r === !absorbing) return !absorbing;
+      // evalAnd / evalOr: the first error, or the bare error for a first non-bool operand
       if (l instanceof CelRuntimeError) throw l;
-      if (typeof l !== 'boolean') throw noSuchOverload(fn, l, r);
+      if (typeof l !== 'boolean') throw noSuchOverloadError();
       if (r instanceof CelRuntimeError) throw r;
-      throw noSuchOverload(fn, l, r);
+      throw noSuchOverloadError();
     };
   }
 
@@ -600,7 +655,25 @@ class Planner {
     if (name === OPTIONAL_ENTRY_FUNCTION) return failing('optional entries are only allowed in list and map literals');
     const impl = this.options.extraGlobals?.get(name) ?? GLOBAL.get(name);
     if (impl === undefined) return this.unknownFunction(name, argNodes, scope);
-    return this.invoke(name, impl, argNodes.map((a) => this.plan(a, scope)));
+    const args = argNodes.map((a) => this.plan(a, scope));
+    if (CONVERSIONS.has(name) && args.length === 1 && this.constants.has(args[0]!)) return this.fold(impl, this.constants.get(args[0]!));
+    if (name === 'matches' && args.length === 2) {
+      const regex = this.constantRegex(name, args[0]!, args.slice(1));
+      if (regex !== undefined) return regex;
+    }
+    return this.invoke(name, impl, args);
+  }
+
+  /** A conversion of a constant, evaluated now (maybeOptimizeConstUnary): its error fails the program. */
+  private fold(impl: Impl, arg: unknown): Eval {
+    let value: unknown;
+    try {
+      value = impl([arg], new EvalState({}, 0, undefined));
+    } catch (error) {
+      if (error instanceof CelRuntimeError) throw new ProgramInstantiationError(error.message);
+      throw error;
+    }
+    return this.constant(value);
   }
 
   private unknownFunction(name: string, argNodes: readonly EngineNode[], scope: Scope | undefined): Eval {
@@ -683,10 +756,10 @@ class Planner {
         return alt;
       };
     }
-    const regex = this.constantRegex(name, receiver, argNodes, scope);
+    const args = [receiver, ...argNodes.map((a) => this.plan(a, scope))];
+    const regex = this.constantRegex(name, receiver, args.slice(1));
     if (regex !== undefined) return regex;
     const impl = MEMBER.get(name);
-    const args = [receiver, ...argNodes.map((a) => this.plan(a, scope))];
     if (impl === undefined) {
       return (s) => {
         const values = args.map((a) => a(s));
@@ -697,30 +770,30 @@ class Planner {
   }
 
   /**
-   * `s.matches('…')`, `s.find('…')`, `s.findAll('…'[, n])` with a constant pattern: compiled once here, as cel-go's
-   * regex optimization does (an invalid pattern is left to fail at run time, or is rejected at compile time).
+   * `s.matches(re)`, `matches(s, re)`, `s.find(re)`, `s.findAll(re[, n])` with a constant pattern: compiled now, as
+   * cel-go's regex optimizations do, whose failure fails the program. Their calls check no types: a receiver or
+   * limit of the wrong type is the bare `no such overload`.
    */
-  private constantRegex(name: string, receiver: Eval, argNodes: readonly EngineNode[], scope: Scope | undefined): Eval | undefined {
+  private constantRegex(name: string, receiver: Eval, args: readonly Eval[]): Eval | undefined {
     if (name !== 'matches' && name !== 'find' && name !== 'findAll') return undefined;
-    const [patternNode, limitNode] = argNodes;
-    if (patternNode?.op !== 'value' || typeof patternNode.args !== 'string') return undefined;
-    if (argNodes.length !== (name === 'findAll' ? (limitNode === undefined ? 1 : 2) : 1)) return undefined;
+    const [patternEval, limit] = args;
+    if (patternEval === undefined || args.length > (name === 'findAll' ? 2 : 1)) return undefined;
+    const pattern = this.constants.get(patternEval);
+    if (typeof pattern !== 'string') return undefined;
     let re: ReturnType<typeof compileRegex>;
     try {
-      re = compileRegex(patternNode.args);
-    } catch {
-      return undefined;
+      re = compileRegex(pattern);
+    } catch (error) {
+      if (error instanceof CelRuntimeError) throw new ProgramInstantiationError(error.message);
+      throw error;
     }
-    const pattern = patternNode.args;
-    const limit = limitNode === undefined ? undefined : this.plan(limitNode, scope);
     return (s) => {
       const v = receiver(s);
-      if (typeof v !== 'string') throw noSuchOverload(name, v, pattern);
+      const n = limit === undefined ? -1n : limit(s);
+      if (typeof v !== 'string' || typeof n !== 'bigint') throw noSuchOverloadError();
       s.tick(1 + Math.ceil(v.length * 0.1));
       if (name === 'matches') return re.test(v);
       if (name === 'find') return find(v, re);
-      const n = limit === undefined ? -1n : limit(s);
-      if (typeof n !== 'bigint') throw noSuchOverload(name, v, pattern, n);
       return findAll(v, re, n);
     };
   }
@@ -821,7 +894,7 @@ class Planner {
         if (second !== undefined) s.slots[slot2] = second[i];
         const v = attempt(pred, s);
         if (v === deciding) return deciding;
-        if (v !== !deciding) error ??= v instanceof CelRuntimeError ? v : noSuchOverload(name, v);
+        if (v !== !deciding) error ??= v instanceof CelRuntimeError ? v : noSuchOverloadError();
       }
       if (error !== undefined) throw error;
       return !deciding;
@@ -840,7 +913,7 @@ class Planner {
         s.tick(step);
         s.slots[slot1] = first[i];
         if (second !== undefined) s.slots[slot2] = second[i];
-        if (boolResult(pred(s), 'exists_one')) count++;
+        if (boolResult(pred(s))) count++;
       }
       return count === 1;
     };
@@ -858,7 +931,7 @@ class Planner {
       for (let i = 0; i < first.length; i++) {
         s.tick(step);
         s.slots[slot1] = first[i];
-        if (filter === undefined || boolResult(filter(s), 'map')) out.push(transform(s));
+        if (filter === undefined || boolResult(filter(s))) out.push(transform(s));
       }
       return out;
     };
@@ -875,7 +948,7 @@ class Planner {
       for (let i = 0; i < first.length; i++) {
         s.tick(step);
         s.slots[slot1] = first[i];
-        if (boolResult(pred(s), 'filter')) out.push(first[i]);
+        if (boolResult(pred(s))) out.push(first[i]);
       }
       return out;
     };
@@ -894,7 +967,7 @@ class Planner {
         s.tick(step);
         s.slots[slot1] = first[i];
         s.slots[slot2] = second![i];
-        if (filter === undefined || boolResult(filter(s), 'transformList')) out.push(transform(s));
+        if (filter === undefined || boolResult(filter(s))) out.push(transform(s));
       }
       return out;
     };
@@ -921,7 +994,7 @@ class Planner {
         s.tick(step);
         s.slots[slot1] = first[i];
         s.slots[slot2] = second![i];
-        if (filter !== undefined && !boolResult(filter(s), name)) continue;
+        if (filter !== undefined && !boolResult(filter(s))) continue;
         const value = transform(s);
         if (name === 'transformMap') insertEntry(out, first[i], value);
         else {

@@ -51,8 +51,9 @@ export class CelDuration {
   constructor(readonly nanos: bigint) {}
 }
 
+/** A duration from arithmetic: outside int64 nanoseconds is cel-go's errIntOverflow (types/overflow.go). */
 export function duration(nanos: bigint): CelDuration {
-  if (nanos > MAX_INT64 || nanos < MIN_INT64) throw celError('duration out of range');
+  if (nanos > MAX_INT64 || nanos < MIN_INT64) throw celError('integer overflow');
   return new CelDuration(nanos);
 }
 
@@ -60,9 +61,16 @@ export function duration(nanos: bigint): CelDuration {
 export const MIN_TIMESTAMP_SECONDS = -62135596800n;
 export const MAX_TIMESTAMP_SECONDS = 253402300799n;
 
-/** CEL timestamp (google.protobuf.Timestamp): nanoseconds since the Unix epoch. */
+/**
+ * CEL timestamp (google.protobuf.Timestamp): nanoseconds since the Unix epoch, and the UTC offset (seconds east)
+ * of the time.Time cel-go holds: the one it was parsed with, kept by arithmetic, 0 (UTC) otherwise. Only
+ * string() shows it; comparisons and getters ignore it (the getters default to UTC).
+ */
 export class CelTimestamp {
-  constructor(readonly nanos: bigint) {}
+  constructor(
+    readonly nanos: bigint,
+    readonly offset = 0,
+  ) {}
   /** whole seconds (floor) */
   get seconds(): bigint {
     const s = this.nanos / NANOS_PER_SECOND;
@@ -74,10 +82,13 @@ export class CelTimestamp {
   }
 }
 
-export function timestamp(nanos: bigint): CelTimestamp {
-  const t = new CelTimestamp(nanos);
+/** cel-go's errTimestampOverflow (common/types/err.go): a timestamp outside 0001..9999. */
+export const TIMESTAMP_OVERFLOW = 'timestamp overflow';
+
+export function timestamp(nanos: bigint, offset = 0): CelTimestamp {
+  const t = new CelTimestamp(nanos, offset);
   const s = t.seconds;
-  if (s < MIN_TIMESTAMP_SECONDS || s > MAX_TIMESTAMP_SECONDS) throw celError('timestamp out of range');
+  if (s < MIN_TIMESTAMP_SECONDS || s > MAX_TIMESTAMP_SECONDS) throw celError(TIMESTAMP_OVERFLOW);
   return t;
 }
 
@@ -219,8 +230,76 @@ export function typeName(v: unknown): string {
   }
 }
 
+/**
+ * A call no overload accepts, as cel-go words it when it dispatches on runtime types (decls.MaybeNoSuchOverload,
+ * common/decls/decls.go): `no such overload: size(int)`. This is the text of functions bound per overload
+ * (conversions, getters, the extensions and the Kubernetes libraries).
+ */
 export function noSuchOverload(fn: string, ...args: unknown[]): CelRuntimeError {
   return celError(`no such overload: ${fn}(${args.map(typeName).join(', ')})`);
+}
+
+/**
+ * cel-go's bare `no such overload` (types.MaybeNoSuchOverloadErr / NoSuchOverloadErr, common/types/err.go): what
+ * a value's own method returns for an operand of the wrong type (`1 + 'a'`), what a receiver type returns for a
+ * function it lacks, and what the logical operators, `!`, `?:` and `in` return for operands they do not take.
+ */
+export function noSuchOverloadError(): CelRuntimeError {
+  return celError('no such overload');
+}
+
+/** The runtime type traits cel-go's singleton-bound operators dispatch on (common/types/traits, types.go). */
+export const Trait = {
+  Adder: 1,
+  Comparer: 2,
+  Divider: 4,
+  Modder: 8,
+  Multiplier: 16,
+  Negator: 32,
+  Subtractor: 64,
+  Sizer: 128,
+  Matcher: 256,
+  Receiver: 512,
+} as const;
+export type Trait = (typeof Trait)[keyof typeof Trait];
+
+/** Each type's trait mask (common/types/types.go); list and map are types.ListType/MapType's. */
+function traitsOf(v: unknown): number {
+  switch (typeof v) {
+    case 'bigint':
+      return Trait.Adder | Trait.Comparer | Trait.Divider | Trait.Modder | Trait.Multiplier | Trait.Negator | Trait.Subtractor;
+    case 'number':
+      return Trait.Adder | Trait.Comparer | Trait.Divider | Trait.Multiplier | Trait.Negator | Trait.Subtractor;
+    case 'string':
+      return Trait.Adder | Trait.Comparer | Trait.Matcher | Trait.Receiver | Trait.Sizer;
+    case 'boolean':
+      return Trait.Comparer | Trait.Negator;
+    case 'object':
+      if (v instanceof CelUint) return Trait.Adder | Trait.Comparer | Trait.Divider | Trait.Modder | Trait.Multiplier | Trait.Subtractor;
+      if (v instanceof Uint8Array) return Trait.Adder | Trait.Comparer | Trait.Sizer;
+      if (v instanceof CelTimestamp) return Trait.Adder | Trait.Comparer | Trait.Receiver | Trait.Subtractor;
+      if (v instanceof CelDuration) return Trait.Adder | Trait.Comparer | Trait.Negator | Trait.Receiver | Trait.Subtractor;
+      if (Array.isArray(v)) return Trait.Adder | Trait.Sizer;
+      if (isMap(v)) return Trait.Sizer;
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+export function hasTrait(v: unknown, trait: Trait): boolean {
+  return (traitsOf(v) & trait) !== 0;
+}
+
+/**
+ * The error of a singleton-bound function (operators, size, matches: common/stdlib/standard.go) whose first
+ * operand's method did not accept the call: the bare `no such overload` when the operand has the trait (its
+ * method refused the other operand) or is a receiver type (string, timestamp, duration: Receive refuses unknown
+ * functions), else `no such overload: <function>` (interpreter/interpretable.go evalUnary/evalBinary).
+ */
+export function traitMismatch(fn: string, operand: unknown, trait: Trait): CelRuntimeError {
+  if (hasTrait(operand, trait) || hasTrait(operand, Trait.Receiver)) return noSuchOverloadError();
+  return celError(`no such overload: ${fn}`);
 }
 
 /** Own string-keyed property of a plain object, or undefined (never inherited members). */
@@ -236,4 +315,40 @@ export function ownValue(obj: Record<string, unknown>, key: string): unknown {
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
+}
+
+/** Go types of the Kubernetes library values (k8s.io/apiserver/pkg/cel), by CEL type name. */
+const KUBERNETES_GO_TYPES: Readonly<Record<string, string>> = {
+  'kubernetes.Quantity': 'cel.Quantity',
+  'kubernetes.URL': 'cel.URL',
+  'kubernetes.Semver': 'cel.Semver',
+  'kubernetes.NamedFormat': 'cel.Format',
+  'net.IP': 'cel.IP',
+  'net.CIDR': 'cel.CIDR',
+};
+
+/** The Go type cel-go holds a value as, as fmt's `%T` prints it (for the messages that print it). */
+export function goTypeName(v: unknown): string {
+  switch (typeof v) {
+    case 'bigint':
+      return 'types.Int';
+    case 'number':
+      return 'types.Double';
+    case 'string':
+      return 'types.String';
+    case 'boolean':
+      return 'types.Bool';
+    case 'object':
+      if (v === null) return 'types.Null';
+      if (v instanceof CelUint) return 'types.Uint';
+      if (v instanceof Uint8Array) return 'types.Bytes';
+      if (v instanceof CelTimestamp) return 'types.Timestamp';
+      if (v instanceof CelDuration) return 'types.Duration';
+      if (v instanceof CelOptional) return '*types.Optional';
+      if (v instanceof CelType) return '*types.Type';
+      if (v instanceof CelObject) return KUBERNETES_GO_TYPES[v.celType.name] ?? v.celType.name;
+      break;
+    default:
+  }
+  return typeName(v);
 }

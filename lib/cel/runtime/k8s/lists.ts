@@ -1,19 +1,30 @@
 // Kubernetes library.Lists (isSorted, sum, min, max, indexOf, lastIndexOf on lists) and cel-go ext.Sets
 // (sets.contains, sets.equivalent, sets.intersects), with CEL equality and ordering.
 
-import { celEquals, compare } from '../compare.js';
+import { celEquals, compareWith } from '../compare.js';
 import { arity, defineGlobal, defineMember, listArg } from '../functions.js';
 import { add } from '../numbers.js';
-import { celError } from '../values.js';
+import { Trait, celError, hasTrait, noSuchOverloadError } from '../values.js';
 
 const isList = (v: unknown): boolean => Array.isArray(v);
+
+/**
+ * An element's ordering against the next as library/lists.go reads it: an element without a Compare method is the
+ * bare `no such overload`, and an error from Compare (NaN, different kinds) is not a result, so it decides nothing.
+ */
+function order(a: unknown, b: unknown): number | undefined {
+  if (!hasTrait(b, Trait.Comparer) || !hasTrait(a, Trait.Comparer)) throw noSuchOverloadError();
+  const c = compareWith(a, b);
+  return typeof c === 'number' ? c : undefined;
+}
 
 defineMember(
   'isSorted',
   (args) => {
     arity('isSorted', args, 1);
     const list = listArg('isSorted', args, 0);
-    for (let i = 1; i < list.length; i++) if (compare(list[i - 1], list[i]) > 0) return false;
+    if (list.length === 1 && !hasTrait(list[0], Trait.Comparer)) throw noSuchOverloadError();
+    for (let i = 1; i < list.length; i++) if (order(list[i - 1], list[i]) === 1) return false;
     return true;
   },
   isList,
@@ -40,9 +51,10 @@ function extreme(name: 'min' | 'max'): void {
       const list = listArg(name, args, 0);
       if (list.length === 0) throw celError(`${name} called on empty list`);
       let best = list[0];
+      if (!hasTrait(best, Trait.Comparer)) throw noSuchOverloadError();
       for (let i = 1; i < list.length; i++) {
-        const c = compare(best, list[i]);
-        if (name === 'min' ? c > 0 : c < 0) best = list[i];
+        const c = order(best, list[i]);
+        if (c === (name === 'min' ? 1 : -1)) best = list[i];
       }
       return best;
     },
