@@ -1,7 +1,7 @@
 // The CEL variables a policy sees for one request (cel.CreateAdmissionRequest and CreateNamespaceObject upstream),
 // with this daemon's namespace rule: a namespace is known only by its kubernetes.io/metadata.name label.
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../api/admission.js';
-import { CelActivation } from '../cel/index.js';
+import { CelActivation, compositedVariableError } from '../cel/index.js';
 import type { CompiledExpression } from '../cel/index.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
@@ -51,7 +51,9 @@ export interface CompiledVariable {
 
 /**
  * `variables` in CEL: each composition variable evaluated at most once per request, on first use, later ones able
- * to read earlier ones. An evaluation error is remembered and raised again wherever the variable is read.
+ * to read earlier ones. An evaluation error is remembered and raised again wherever the variable is read, as
+ * composition.go's `composited variable "<name>" fails to evaluate: <error>`. (Its `fails to compile` never
+ * arises here: a variable that does not compile fails the manifest's load.)
  */
 export function lazyVariables(variables: readonly CompiledVariable[], activation: CelActivation | Record<string, unknown>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
@@ -65,7 +67,7 @@ export function lazyVariables(variables: readonly CompiledVariable[], activation
           try {
             state = { done: true, value: v.compiled.evaluate(scope) };
           } catch (error) {
-            state = { done: true, error };
+            state = { done: true, error: compositedVariableError(v.name, error) };
           }
         }
         if ('error' in state) throw state.error;

@@ -23,6 +23,7 @@ export {
 export type { StandaloneCompileRequest } from './compile.js';
 export { CelActivation } from './activation.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
+export { compositedVariableError } from './composition.js';
 export { constructionTypeOf } from './objects.js';
 export { celValueToJson, toCelValue } from './values.js';
 export {

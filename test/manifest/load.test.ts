@@ -133,6 +133,17 @@ test('CEL compile errors fail the load', () => {
   assert.match(r.error ?? '', /^error loading .*a\.yaml: ValidatingAdmissionPolicy "p\.static\.k8s\.io": spec\.validations\[0\]\.expression: Invalid value: .*compilation failed/);
 });
 
+test('a constant conversion that fails when the program is built fails the load as an internal error', () => {
+  // plugin/cel/compile.go: env.Program's error is `program instantiation failed: …` (ErrorTypeInternal), which
+  // validation reports with field.InternalError (convertCELErrorToValidationError).
+  const r = load('ValidatingAdmissionPolicy', { 'a.yaml': vap('p.static.k8s.io').replace("object.metadata.name != 'forbidden'", "int('abc') > 0") });
+  assert.equal(r.result, undefined);
+  assert.equal(
+    r.error,
+    `error loading ${join(r.dir, 'a.yaml')}: ValidatingAdmissionPolicy "p.static.k8s.io": spec.validations[0].expression: Internal error: program instantiation failed: type conversion error from 'string' to 'int'`,
+  );
+});
+
 test('all-or-nothing: one bad document fails the whole directory', () => {
   const r = load('ValidatingAdmissionPolicy', { 'a.yaml': vap('a.static.k8s.io'), 'b.yaml': vap('b.static.k8s.io') + 'extra: 1\n' });
   assert.equal(r.result, undefined);

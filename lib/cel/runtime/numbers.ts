@@ -16,6 +16,7 @@ import {
   noSuchOverloadError,
   timestamp,
   traitMismatch,
+  typeName,
   uint,
 } from './values.js';
 
@@ -415,3 +416,12 @@ export function formatDoublePlain(x: number): string {
 }
 
 export { TWO_63, TWO_64 };
+
+/** A scalar CEL value as Go's `%v` prints it in cel-go's messages (keys, indexes, join's input); others by type. */
+export function goValueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return formatDouble(v);
+  if (v instanceof CelUint) return v.value.toString();
+  return typeName(v);
+}

@@ -15,7 +15,7 @@ import { celEquals, checkKey, compare, mapEntries, mapGet, mapKeys } from './com
 import type { CelMap } from './compare.js';
 import { GLOBAL, MEMBER, sizeOf } from './functions.js';
 import type { Impl } from './functions.js';
-import { TWO_63, add, divide, formatDouble, modulo, multiply, negate, subtract } from './numbers.js';
+import { TWO_63, add, divide, formatDouble, goValueText, modulo, multiply, negate, subtract } from './numbers.js';
 import { compileRegex, find, findAll } from './regex.js';
 import { EvalState } from './state.js';
 import {
@@ -105,14 +105,7 @@ function attempt(e: Eval, s: EvalState): unknown {
   }
 }
 
-/** A key or index as Go's `%v` prints the CEL value (doubles as `%g`). */
-function keyText(key: unknown): string {
-  if (typeof key === 'string') return key;
-  if (typeof key === 'bigint' || typeof key === 'boolean') return String(key);
-  if (typeof key === 'number') return formatDouble(key);
-  if (key instanceof CelUint) return key.value.toString();
-  return typeName(key);
-}
+const keyText = goValueText;
 
 /** interpreter/attributes.go resolutionError: a missing map key, or a qualifier on a value without fields. */
 function noSuchKey(key: unknown): CelRuntimeError {

@@ -2,7 +2,7 @@
 // (charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim, join, reverse,
 // strings.quote, format). Indices count Unicode code points, as cel-go counts runes.
 
-import { formatDouble, formatFixed, formatScientific } from './numbers.js';
+import { formatDouble, formatFixed, formatScientific, goValueText } from './numbers.js';
 import { mapEntries } from './compare.js';
 import { formatDuration, formatTimestamp } from './time.js';
 import { CelDuration, CelTimestamp, CelType, CelUint, celError, isMap, noSuchOverload, typeName } from './values.js';
@@ -150,7 +150,7 @@ export function join(list: readonly unknown[], sep = ''): string {
   let out = '';
   for (let i = 0; i < list.length; i++) {
     const e = list[i];
-    if (typeof e !== 'string') throw celError(`join: invalid input: ${typeName(e)}`);
+    if (typeof e !== 'string') throw celError(`join: invalid input: ${goValueText(e)}`);
     if (i > 0) out += sep;
     out += e;
   }

@@ -39,6 +39,16 @@ describe('failurePolicy for each kind of error', () => {
     });
   }
 
+  it('a failing variable: composited variable "<name>" fails to evaluate, inside the mutation\'s error (plugin/cel/composition.go)', async () => {
+    const extra = '  variables:\n  - name: bad\n    expression: "object.metadata.nope"\n';
+    const inner = 'composited variable "bad" fails to evaluate: no such key: nope';
+    const denied = "policy 'p.static.k8s.io' with binding 'p-binding.static.k8s.io' denied request: ";
+    const mutation = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', 'variables.bad') }], { extra })), requestFor(aPod()));
+    assert.equal(mutation.response.status?.message, `${denied}expression '${addLabel('x', 'variables.bad')}\n' resulted in error: ${inner}`);
+    const patch = await mutate(loadHooks(policy('p', [{ jsonPatch: '[JSONPatch{op: "add", path: "/metadata/labels/x", value: variables.bad}]' }], { extra })), requestFor(aPod()));
+    assert.equal(patch.response.status?.message, `${denied}expression '[JSONPatch{op: "add", path: "/metadata/labels/x", value: variables.bad}]\n' resulted in error: ${inner}`);
+  });
+
   it('a matchCondition error: Fail denies (reason Invalid), Ignore skips the policy', async () => {
     const extra = '  matchConditions:\n  - name: broken\n    expression: "object.metadata.nope == \'x\'"\n';
     const fail = await mutate(loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }], { extra })), requestFor(aPod()));

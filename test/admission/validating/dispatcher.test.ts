@@ -124,6 +124,50 @@ test('matchConditions: false skips the policy; an error is handled by the failur
   }
 });
 
+test('a failing variable reads as composition.go words it, wherever it is read', () => {
+  // plugin/cel/composition.go variableAccessor.Callback: `composited variable %q fails to evaluate: %v`, a CEL
+  // error value, inside activation.go's `expression '%v' resulted in error: %v` of the expression that read it.
+  // (matchConditions cannot read variables: validation compiles them without, see the manifest validation tests.)
+  const inner = 'composited variable "bad" fails to evaluate: no such key: nope';
+  const variables = `  variables:\n  - {name: bad, expression: "object.data.nope == 'x'"}\n  - {name: worse, expression: "variables.bad"}\n`;
+  const request = capture('003-validate-UPDATE-ConfigMap-cm1');
+  const load = (validations: string, extra = ''): ReturnType<typeof hooksOf> =>
+    hooksOf({ 'p.yaml': policy('p.static.k8s.io', validations, variables + extra) + binding('b.static.k8s.io', 'p.static.k8s.io') });
+  const denial = "configmaps \"cm1\" is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'b.static.k8s.io' denied request: ";
+  const cases = {
+    validation: load('  - expression: "variables.bad"\n'),
+    nested: load('  - expression: "variables.worse"\n'),
+    absorbed: load('  - expression: "variables.bad || true"\n'),
+    message: load('  - expression: "false"\n    message: "fallback"\n    messageExpression: "string(variables.bad)"\n'),
+    audit: load('  - expression: "true"\n', '  auditAnnotations:\n  - {key: k, valueExpression: "string(variables.bad)"}\n'),
+  };
+  try {
+    assert.equal(dispatchValidatingPolicies(cases.validation.hooks, request).status?.message, `${denial}expression 'variables.bad' resulted in error: ${inner}`);
+    assert.equal(
+      dispatchValidatingPolicies(cases.nested.hooks, request).status?.message,
+      `${denial}expression 'variables.worse' resulted in error: composited variable "worse" fails to evaluate: ${inner}`,
+    );
+    assert.equal(dispatchValidatingPolicies(cases.absorbed.hooks, request).allowed, true);
+    // a messageExpression that fails falls back to the message (validator.go)
+    assert.equal(dispatchValidatingPolicies(cases.message.hooks, request).status?.message, `${denial}fallback`);
+    assert.equal(dispatchValidatingPolicies(cases.audit.hooks, request).status?.message, `${denial}expression 'string(variables.bad)' resulted in error: ${inner}`);
+  } finally {
+    for (const c of Object.values(cases)) c.cleanup();
+  }
+});
+
+test('a variable that does not compile fails the load, so it never fails to compile at admission time', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFiles(dir, {
+      'p.yaml': policy('p.static.k8s.io', '  - expression: "variables.bad"\n', "  variables:\n  - {name: bad, expression: \"int('x') == 1\"}\n") + binding('b.static.k8s.io', 'p.static.k8s.io'),
+    });
+    assert.throws(() => loadSnapshotSync('ValidatingAdmissionPolicy', dir), /spec\.variables\[0\]\.expression: Internal error: program instantiation failed: type conversion error from 'string' to 'int'/);
+  } finally {
+    cleanup();
+  }
+});
+
 test('authentication and authorization review resources are never intercepted', () => {
   const { hooks, cleanup } = hooksOf({
     'p.yaml': policy('p.static.k8s.io', '  - expression: "false"\n').replace('apiGroups: [""], apiVersions: [v1], operations: ["CREATE", "UPDATE", "DELETE"], resources: [configmaps]', 'apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]') + binding('b.static.k8s.io', 'p.static.k8s.io'),
