@@ -602,7 +602,7 @@ class Planner {
       for (let i = 0; i < evals.length; i++) {
         const v = evals[i]!(s);
         if (anyOptional && optional[i]) {
-          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional list element from non-optional value ${typeName(v)}`);
+          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional list element from non-optional value ${goValueText(v)}`);
           if (v.hasValue()) out.push(v.value());
         } else out.push(v);
       }
@@ -630,7 +630,7 @@ class Planner {
         const k = e.key(s);
         const v = e.value(s);
         if (e.optional) {
-          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional entry '${keyText(k)}' from non-optional value ${typeName(v)}`);
+          if (!(v instanceof CelOptional)) throw celError(`cannot initialize optional entry '${keyText(k)}' from non-optional value ${goValueText(v)}`);
           if (!v.hasValue()) {
             checkKey(k);
             continue;
