@@ -16,6 +16,7 @@ import { decodeTask, encodeBatchResults } from '../lib/admission/pool/codec.js';
 import type { TaskOutcome } from '../lib/admission/pool/codec.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from '../lib/admission/pool/protocol.js';
+import { sameKind } from '../lib/admission/conversion/index.js';
 import { EvaluationRequest, evaluatePlannedPolicy } from '../lib/admission/validating/dispatcher.js';
 import type { PolicyEvaluation } from '../lib/admission/validating/dispatcher.js';
 import { compiledPolicy } from '../lib/admission/validating/validator.js';
@@ -136,8 +137,11 @@ async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
     const review = JSON.parse(utf8(task.review)) as { request?: AdmissionRequest };
     const request = review.request ?? {};
     if (data.testHooks) testHook(request.uid);
-    // this review was parsed here for this task alone: its objects become CEL values in place
-    const prepared = new EvaluationRequest(request, { ownsObjects: true });
+    // this review was parsed here for this task alone: its objects become CEL values in place, unless a policy is
+    // invoked with another kind (matchPolicy Equivalent), whose conversion reads them as JSON
+    const ownKind = request.kind;
+    const ownsObjects = ownKind === undefined || task.matches.every((m) => sameKind(m.kind, ownKind));
+    const prepared = new EvaluationRequest(request, { ownsObjects });
     const evaluations: PolicyEvaluation[] = [];
     for (const m of task.matches) {
       const policy = snapshot.policies[m.hook];

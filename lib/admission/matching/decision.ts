@@ -3,16 +3,15 @@ import type { GroupVersionKind, GroupVersionResource } from '../../api/admission
 
 /**
  * The request matched. `kind`/`resource`/`subResource` are the version the hook or policy is to be called with
- * (upstream's invocation Kind/Resource). `fromRequestKind` is true when that is the request's original
- * `requestKind`/`requestResource` rather than its `kind`/`resource`: the object in hand is then in `kind`'s version,
- * not in the matched one (this daemon cannot convert it).
+ * (upstream's invocation Kind/Resource). `convert` is true when that kind is not the request's `kind`, the version
+ * the object is in: the object is then converted to it (lib/admission/conversion) before the hook sees it.
  */
 export interface Matched {
   readonly matches: true;
   readonly kind: Readonly<GroupVersionKind>;
   readonly resource: Readonly<GroupVersionResource>;
   readonly subResource: string;
-  readonly fromRequestKind: boolean;
+  readonly convert: boolean;
 }
 
 /** The match could not be decided (a namespace label this daemon cannot see, a broken selector): the caller applies

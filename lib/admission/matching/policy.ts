@@ -22,7 +22,7 @@ import type { CompiledNamespaceSelector } from './namespace-selector.js';
 import { compileObjectSelector, matchObjectSelector } from './object-selector.js';
 import type { CompiledObjectSelector } from './object-selector.js';
 import { requestView } from './request-view.js';
-import type { RequestView } from './request-view.js';
+import type { RequestTarget, RequestView } from './request-view.js';
 import { compileRules, matchRuleTarget } from './rules.js';
 import type { CompiledRules } from './rules.js';
 
@@ -102,26 +102,37 @@ function compiledBinding(binding: AdmissionPolicyBinding): CompiledMatchResource
   return c;
 }
 
-/** matching.go Matches on one MatchResources, with the target matched as the decision. */
-function evaluate(c: CompiledMatchResources, view: RequestView, request: AdmissionRequest): MatchDecision {
+/**
+ * matching.go Matches on one MatchResources: the target (version) matched, an error, or undefined for no match. A
+ * policy's constraints decide the version it is invoked with (an unconvertible one is then an error); a binding
+ * only says yes or no.
+ */
+function evaluate(c: CompiledMatchResources, view: RequestView, request: AdmissionRequest): RequestTarget | Undecidable | undefined {
   if (c.error !== null) return c.error;
-  const target = c.rules === null ? view.primary : matchRuleTarget(c.rules, view);
-  if (target === undefined) return noMatch;
-  if (c.any) return target.decision;
-  if (c.exclude !== null && matchRuleTarget(c.exclude, view) !== undefined) return noMatch;
-  if (!matchObjectSelector(c.objectSelector, request)) return noMatch;
+  const target = c.rules === null ? view.original : matchRuleTarget(c.rules, view);
+  if (target === undefined || c.any) return target;
+  if (c.exclude !== null) {
+    // an exclusion needs no conversion: any version excludes
+    const excluded = matchRuleTarget(c.exclude, view);
+    if (excluded !== undefined) return 'matches' in excluded ? excluded : undefined;
+  }
+  if (!matchObjectSelector(c.objectSelector, request)) return undefined;
   const ns = evaluateNamespaceSelector(c.namespaceSelector, view, request);
-  if (ns === true) return target.decision;
-  return ns === false ? noMatch : ns;
+  if (ns === true) return target;
+  return ns === false ? undefined : ns;
 }
 
 function definitionDecision(policy: AdmissionPolicy, view: RequestView, request: AdmissionRequest): MatchDecision {
-  return view.virtualResource ? noMatch : evaluate(compiledPolicy(policy), view, request);
+  if (view.virtualResource) return noMatch;
+  const t = evaluate(compiledPolicy(policy), view, request);
+  if (t === undefined) return noMatch;
+  return 'matches' in t ? t : t.decision;
 }
 
 function bindingDecision(binding: AdmissionPolicyBinding, view: RequestView, request: AdmissionRequest): Decision {
-  const d = evaluate(compiledBinding(binding), view, request);
-  return d.matches === true ? match : d;
+  const t = evaluate(compiledBinding(binding), view, request);
+  if (t === undefined) return noMatch;
+  return 'matches' in t ? t : match;
 }
 
 /**

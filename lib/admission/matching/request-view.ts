@@ -8,10 +8,15 @@
 // call, so a caller may replace them (mutating admission) on the same request object. A caller that rewrites an
 // identity field must pass a new request object.
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../../api/admission.js';
-import type { Matched } from './decision.js';
+import { canConvert, conversionsAvailable, equivalentResources, gvkString, isBuiltinGroup } from '../conversion/index.js';
+import { undecidable } from './decision.js';
+import type { Matched, Undecidable } from './decision.js';
 import { isExcludedGroupResource } from './exclusions.js';
 
-/** One version the request can be matched as: its own `kind`/`resource`, or its original `requestKind`/`requestResource`. */
+/**
+ * One version the request can be matched as: its original `requestKind`/`requestResource`, an equivalent the
+ * conversion table knows, or the `kind`/`resource` the apiserver converted the object to for this daemon.
+ */
 export interface RequestTarget {
   readonly group: string;
   readonly version: string;
@@ -23,8 +28,9 @@ export interface RequestTarget {
   readonly keyAnySubResource: string;
   /** upstream's `attr.GetResource() == {"" v1 namespaces}` (namespaces are cluster-scoped) */
   readonly isNamespaceResource: boolean;
-  /** the answer when a hook matches this target: built once per request */
-  readonly decision: Matched;
+  /** the answer when a hook matches this target: built once per request; an error when the object (in the
+   * request's `kind`) cannot be converted to this target's kind */
+  readonly decision: Matched | Undecidable;
 }
 
 export interface RequestView {
@@ -36,6 +42,12 @@ export interface RequestView {
   /** the original request (`requestKind`/`requestResource`/`requestSubResource`): what upstream's admission
    * attributes are. The same object as `primary` when the two agree or the request* fields are absent. */
   readonly original: RequestTarget;
+  /** matchPolicy Equivalent's other candidates, in upstream's order: the original's equivalents from the conversion
+   * table, then `primary` when it is none of them */
+  readonly equivalents: readonly RequestTarget[];
+  /** the original's equivalents are unknown here (not a built-in group): set to the error a rule that names its
+   * group and resource in another version answers */
+  readonly unknownEquivalents: Undecidable | undefined;
   /** one of the authentication/authorization review resources (exclusions.ts) */
   readonly virtualResource: boolean;
   /** a request on a Namespace itself (group "", resource namespaces, any subresource) */
@@ -48,10 +60,16 @@ const emptyResource: Readonly<GroupVersionResource> = Object.freeze({ group: '',
 // Views and their decisions are built per request: plain objects with readonly types (Object.freeze costs more
 // than building them).
 
-function target(kind: Readonly<GroupVersionKind>, gvr: Readonly<GroupVersionResource>, subResource: string, fromRequestKind: boolean): RequestTarget {
+/** The error for a target the object cannot be converted to (see rules.ts). */
+export function noConversion(from: Readonly<GroupVersionKind>, to: string): Undecidable {
+  return undecidable(`no conversion from ${gvkString(from)} to ${to}: ${conversionsAvailable}`);
+}
+
+function target(kind: Readonly<GroupVersionKind>, gvr: Readonly<GroupVersionResource>, subResource: string, objectKind: Readonly<GroupVersionKind>): RequestTarget {
   const group = gvr.group ?? '';
   const version = gvr.version ?? '';
   const resource = gvr.resource ?? '';
+  const convert = !sameKind(kind, objectKind);
   return {
     group,
     version,
@@ -61,7 +79,7 @@ function target(kind: Readonly<GroupVersionKind>, gvr: Readonly<GroupVersionReso
     keyAnyResource: `*/${subResource}`,
     keyAnySubResource: `${resource}/*`,
     isNamespaceResource: group === '' && version === 'v1' && resource === 'namespaces',
-    decision: { matches: true, kind, resource: gvr, subResource, fromRequestKind },
+    decision: canConvert(objectKind, kind) ? { matches: true, kind, resource: gvr, subResource, convert } : noConversion(objectKind, gvkString(kind)),
   };
 }
 
@@ -81,22 +99,34 @@ function buildView(request: AdmissionRequest): RequestView {
   const kind = request.kind ?? emptyKind;
   const resource = request.resource ?? emptyResource;
   const subResource = request.subResource ?? '';
-  const primary = target(kind, resource, subResource, false);
+  const primary = target(kind, resource, subResource, kind);
   let original = primary;
   const requestResource = request.requestResource;
   if (requestResource != null) {
     const requestKind = request.requestKind ?? kind;
     const requestSubResource = request.requestSubResource ?? subResource;
     if (!sameResource(requestResource, resource) || !sameKind(requestKind, kind) || requestSubResource !== subResource) {
-      original = target(requestKind, requestResource, requestSubResource, true);
+      original = target(requestKind, requestResource, requestSubResource, kind);
     }
   }
+  const equivalents: RequestTarget[] = [];
+  const known = equivalentResources({ group: original.group, version: original.version, resource: original.resource }, original.subResource);
+  for (const e of known ?? []) {
+    if (e.resource.group === original.group && e.resource.version === original.version && e.resource.resource === original.resource) continue;
+    const same = primary !== original && e.resource.group === primary.group && e.resource.version === primary.version && e.resource.resource === primary.resource;
+    equivalents.push(same ? primary : target(e.kind, e.resource, original.subResource, kind));
+  }
+  if (primary !== original && !equivalents.includes(primary)) equivalents.push(primary);
   return {
     operation: request.operation ?? '',
     namespace: request.namespace ?? '',
     name: request.name ?? '',
     primary,
     original,
+    equivalents,
+    unknownEquivalents: known === undefined && !isBuiltinGroup(original.group)
+      ? noConversion(kind, `another version of ${original.resource}${original.group === '' ? '' : `.${original.group}`}`)
+      : undefined,
     virtualResource: isExcludedGroupResource(original.group, original.resource) || isExcludedGroupResource(primary.group, primary.resource),
     namespaceObject: isNamespace(original) || isNamespace(primary),
   };

@@ -5,23 +5,22 @@
 // matching/matching.go (matchesResourceRules: resourceNames, the Equivalent pass) and S/admission/plugin/webhook/
 // generic/webhook.go (ShouldCallHook: the same two passes for webhooks).
 //
-// matchPolicy without a RESTMapper. Upstream matches rules against the apiserver's own attributes, i.e. the
-// ORIGINAL request; with Equivalent it then tries every equivalent resource the RESTMapper knows (other versions,
-// other groups serving the same storage) and calls the hook with the first one a rule accepts, converting the
-// object to it. The AdmissionReview this daemon receives carries the original request as requestKind/
-// requestResource/requestSubResource and, as kind/resource/subResource, the version the apiserver converted the
-// object to for this daemon's own registration: that is the one equivalent resource we know. So:
-//   - Exact matches the original request only (requestResource, or resource when the request* fields are absent),
-//     exactly as upstream does;
-//   - Equivalent matches kind/resource first, then the original request. kind/resource is preferred when both
-//     match because the object is already in that version (upstream would prefer the original and convert);
-//   - equivalents neither version names (a third version of the same resource) cannot be found: a rule naming only
-//     such a version does not match. With the registration `static-admissiond registration` prints (all
-//     versions), kind/resource and the original request are the same and this never arises.
+// matchPolicy Equivalent, as upstream: the rules are tried against the original request (requestKind/
+// requestResource, upstream's admission attributes) first; then, rule by rule, against each equivalent resource —
+// the ones the conversion table knows (lib/admission/conversion: HorizontalPodAutoscaler autoscaling/v1 and v2,
+// Event v1 and events.k8s.io/v1), and the kind/resource the apiserver converted the object to for this daemon's
+// own registration. The hook is invoked with the version that matched, the object converted to it.
+//
+// Without a RESTMapper the equivalents of a resource outside the built-in groups (custom resources, aggregated
+// APIs) are unknown: a rule that names its group and resource in another version may match upstream or not, so
+// with Equivalent it is an error under the hook's failure policy (`no conversion from <kind> to another version of
+// <resource>…`), never a silent pass. Built-in resources outside the table are served in one version only (1.36
+// defaults), so a rule naming another version of them simply does not match, as upstream. A match on a version the
+// object cannot be converted to (a narrow registration made the apiserver send another version) is the same error.
 import type { AdmissionRequest } from '../../api/admission.js';
 import type { NamedRuleWithOperations, RuleWithOperations } from '../../api/types.js';
 import { noMatch } from './decision.js';
-import type { MatchDecision } from './decision.js';
+import type { MatchDecision, Undecidable } from './decision.js';
 import { requestView } from './request-view.js';
 import type { RequestTarget, RequestView } from './request-view.js';
 
@@ -109,7 +108,7 @@ export function compileRules(
   return Object.freeze({ rules: Object.freeze((rules ?? []).map(compileRule)), equivalent: matchPolicy === 'Equivalent' });
 }
 
-function ruleMatches(rule: CompiledRule, view: RequestView, t: RequestTarget): boolean {
+function ruleMatches(rule: CompiledRule, view: RequestView, t: RequestTarget, anyVersion = false): boolean {
   switch (rule.scope) {
     case Scope.All:
       break;
@@ -125,7 +124,7 @@ function ruleMatches(rule: CompiledRule, view: RequestView, t: RequestTarget): b
   }
   if (rule.operations !== null && !rule.operations.includes(view.operation)) return false;
   if (rule.groups !== null && !rule.groups.includes(t.group)) return false;
-  if (rule.versions !== null && !rule.versions.includes(t.version)) return false;
+  if (!anyVersion && rule.versions !== null && !rule.versions.includes(t.version)) return false;
   const r = rule.resources;
   if (!(rule.anyResource || r.has(t.keyExact) || r.has(t.keyAnyResource) || r.has(t.keyAnySubResource))) return false;
   // a rule that matches but names other objects does not match; the next rule may
@@ -137,16 +136,26 @@ function anyRuleMatches(rules: readonly CompiledRule[], view: RequestView, t: Re
   return false;
 }
 
-/** The target (version) the rules accept the request as, or undefined. See the header for Exact/Equivalent. */
-export function matchRuleTarget(compiled: CompiledRules, view: RequestView): RequestTarget | undefined {
+/**
+ * The target (version) the rules accept the request as, an error when that is a version this daemon cannot have
+ * the object in, or undefined. See the header for Exact/Equivalent.
+ */
+export function matchRuleTarget(compiled: CompiledRules, view: RequestView): RequestTarget | Undecidable | undefined {
   const { rules } = compiled;
-  if (!compiled.equivalent) return anyRuleMatches(rules, view, view.original) ? view.original : undefined;
-  if (anyRuleMatches(rules, view, view.primary)) return view.primary;
-  if (view.original !== view.primary && anyRuleMatches(rules, view, view.original)) return view.original;
+  if (anyRuleMatches(rules, view, view.original)) return view.original;
+  if (!compiled.equivalent) return undefined;
+  for (let i = 0; i < rules.length; i++) {
+    for (const t of view.equivalents) if (ruleMatches(rules[i]!, view, t)) return t;
+  }
+  if (view.unknownEquivalents !== undefined) {
+    for (let i = 0; i < rules.length; i++) if (ruleMatches(rules[i]!, view, view.original, true)) return view.unknownEquivalents;
+  }
   return undefined;
 }
 
-/** Whether any rule matches the request, and as which kind/resource (never undecidable). */
+/** Whether any rule matches the request, and as which kind/resource (undecidable without a conversion). */
 export function matchRules(compiled: CompiledRules, request: AdmissionRequest): MatchDecision {
-  return matchRuleTarget(compiled, requestView(request))?.decision ?? noMatch;
+  const t = matchRuleTarget(compiled, requestView(request));
+  if (t === undefined) return noMatch;
+  return 'matches' in t ? t : t.decision;
 }

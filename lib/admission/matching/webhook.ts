@@ -4,7 +4,7 @@
 // Upstream: S/admission/plugin/webhook/generic/webhook.go (Dispatch: the review resources are skipped while
 // ExcludeAdmissionWebhookVirtualResources is on; ShouldCallHook: namespace and object selectors, the rules as
 // given, then — Equivalent only — the equivalent resources; selector errors reported only when a rule matched).
-// An empty rule list matches nothing. The Exact/Equivalent approximation is explained in rules.ts.
+// An empty rule list matches nothing. Exact/Equivalent and the conversion of the object are explained in rules.ts.
 import type { AdmissionRequest } from '../../api/admission.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { SelectorError } from '../../manifest/selector.js';
@@ -81,7 +81,7 @@ export function matchWebhook(hook: StaticWebhook, request: AdmissionRequest, opt
   const ns = evaluateNamespaceSelector(c.namespaceSelector, view, request);
   if (ns === false) return noMatch;
   if (ns !== true) return ns;
-  return target.decision;
+  return 'matches' in target ? target : target.decision;
 }
 
 /** Compiles a webhook's matching ahead of the first request (idempotent). */

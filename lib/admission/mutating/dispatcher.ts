@@ -9,12 +9,14 @@
 // Reinvocation follows upstream to the letter, including that a pass in which any mutation was applied makes the
 // IfNeeded invocations before it due again (the versioned attributes are marked dirty on every applied patch).
 import { isDeepStrictEqual } from 'node:util';
-import type { AdmissionRequest, Status } from '../../api/admission.js';
+import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { CelActivation, toCelValue } from '../../cel/index.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched } from '../matching/index.js';
 import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import { convertObject } from '../conversion/index.js';
+import { defaultObject } from '../defaulting/index.js';
 import { forbiddenStatus } from '../status.js';
 import { aggregateErrors } from '../validating/validator.js';
 import { applyMutation } from './patchers.js';
@@ -70,12 +72,22 @@ function errorType(message: string): MutationCheck['errorType'] {
   return 'invalid_error';
 }
 
-function objectKind(request: AdmissionRequest, object: unknown): ObjectKind {
+/** The kind of a versioned object: its own apiVersion/kind, else the invocation's. */
+function objectKind(kind: Readonly<GroupVersionKind>, object: unknown): ObjectKind {
   const o = object as { apiVersion?: unknown; kind?: unknown } | null;
   if (typeof o?.apiVersion === 'string' && typeof o.kind === 'string') return { apiVersion: o.apiVersion, kind: o.kind };
-  const k = request.kind;
-  const group = k?.group ?? '';
-  return { apiVersion: group === '' ? k?.version ?? '' : `${group}/${k?.version ?? ''}`, kind: k?.kind ?? '' };
+  const group = kind.group ?? '';
+  return { apiVersion: group === '' ? kind.version ?? '' : `${group}/${kind.version ?? ''}`, kind: kind.kind ?? '' };
+}
+
+/** One kind's view of the object in a pass (upstream's VersionedAttributes). */
+interface Versioned {
+  readonly kind: Readonly<GroupVersionKind>;
+  object: unknown;
+  /** oldObject, params and namespaceObject in this kind */
+  readonly fixed: CelActivation;
+  /** a mutation was applied */
+  dirty: boolean;
 }
 
 /** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
@@ -154,15 +166,36 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
       state.requireReinvokingPreviouslyInvoked();
     }
     const options = { ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
+    const ownKind = request.kind ?? { group: '', version: '', kind: '' };
+    // Upstream's versioned attributes: one per kind invoked, each converted from the object as the pass found it
+    // and mutated on its own (policy/generic/policy_dispatcher.go versionedAttributeAccessor). Only the last one a
+    // mutation ran on goes back into the request's object, and only if it changed (dispatcher.go
+    // dispatchInvocations): a pass mixing kinds keeps the last kind's mutations, as upstream does.
+    const versioned = new Map<string, Versioned>();
+    const versionedFor = (target: Matched): Versioned => {
+      const key = `${target.kind.group ?? ''}/${target.kind.version ?? ''}/${target.kind.kind ?? ''}`;
+      let v = versioned.get(key);
+      if (v === undefined) {
+        v = {
+          kind: target.kind,
+          object: convertObject(object, ownKind, target.kind),
+          fixed: CelActivation.of({ oldObject: convertObject(request.oldObject ?? null, ownKind, target.kind), params: null, namespaceObject: celNamespaceObject(request) }),
+          dirty: false,
+        };
+        versioned.set(key, v);
+      }
+      return v;
+    };
+    for (const invocation of invocations) versionedFor(invocation.target);
     // Each object the pass sees (the input, then one per applied mutation) is converted to CEL values once, and each
     // invocation target's `request` once: objects are never changed in place, so identity is enough.
-    const fixed = CelActivation.of({ oldObject: request.oldObject ?? null, params: null, namespaceObject: celNamespaceObject(request) });
     const withObject = new WeakMap<object, CelActivation>();
     const celRequests = new Map<Matched, unknown>();
-    const activationFor = (invocation: Invocation, current: unknown): CelActivation => {
+    const activationFor = (invocation: Invocation, v: Versioned): CelActivation => {
+      const current = v.object;
       let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
       if (base === undefined) {
-        base = fixed.withObject(current, state.celValues);
+        base = v.fixed.withObject(current, state.celValues);
         if (typeof current === 'object' && current !== null) withObject.set(current, base);
       }
       let celRequest_ = celRequests.get(invocation.target);
@@ -170,12 +203,12 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
       const invoked = base.withRequest(celRequest_);
       return invocation.policy.variables.length === 0 ? invoked : invoked.withVariables(lazyVariables(invocation.policy.variables, invoked));
     };
-    let reachedMutations = false;
-    let dirty = false;
+    let last: Versioned | undefined;
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
+      const v = versionedFor(invocation.target);
       if (policy.matchConditions.length > 0) {
-        const matched = matchConditions(policy, activationFor(invocation, object), options);
+        const matched = matchConditions(policy, activationFor(invocation, v), options);
         if ('error' in matched) {
           errors.push({ policy, binding, message: matched.error, reason: 'Invalid' });
           continue;
@@ -185,13 +218,14 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
       const key = invocationKey(policy.name, binding);
       if (ctx.isReinvoke && !state.shouldReinvoke(key)) continue;
 
-      const before = object;
+      const before = v.object;
       for (const mutation of policy.mutations) {
-        reachedMutations = true;
+        last = v;
         // no object (a CONNECT without options): nothing to patch
-        if (object === null || object === undefined) continue;
+        if (v.object === null || v.object === undefined) continue;
         const started = process.hrtime.bigint();
-        const outcome = applyMutation(mutation, activationFor(invocation, object), object, objectKind(request, object), options);
+        const kind = objectKind(v.kind, v.object);
+        const outcome = applyMutation(mutation, activationFor(invocation, v), v.object, kind, options);
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         if (!outcome.ok) {
           checks.push({ policy: policy.name, binding, errorType: errorType(outcome.error), seconds });
@@ -203,19 +237,21 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
           continue;
         }
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
-        object = outcome.object;
-        dirty = true;
+        // the scheme's defaulting after every mutation (dispatcher.go dispatchOne)
+        v.object = defaultObject(outcome.object, kind);
+        v.dirty = true;
       }
-      if (before !== object && !isDeepStrictEqual(before, object)) {
+      if (before !== v.object && !isDeepStrictEqual(before, v.object)) {
         // the object changed: the IfNeeded invocations before this one run again
         state.requireReinvokingPreviouslyInvoked();
         ctx.setShouldReinvoke();
       }
       if (policy.reinvocationPolicy === 'IfNeeded') state.addReinvocable(key);
     }
-    if (reachedMutations && object !== null && object !== undefined && dirty) {
+    if (last !== undefined && last.object !== null && last.object !== undefined && last.dirty) {
       state.requireReinvokingPreviouslyInvoked();
       ctx.setShouldReinvoke();
+      object = convertObject(last.object, last.kind, ownKind);
     }
     state.setLastInvocationOutput(object);
   }

@@ -14,6 +14,7 @@ import { CelActivation } from '../../cel/index.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
 import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
 import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
@@ -100,34 +101,47 @@ export function planValidatingPolicies(hooks: readonly PolicyHook[], request: Ad
 /**
  * The request as evaluation reads it: the CEL activation (object, oldObject, request, params, namespaceObject)
  * converted from JSON once per request and invocation target, shared by every policy invoked with that target.
- * The conversion costs as much as several expressions; per policy only `variables` is new.
+ * The conversion costs as much as several expressions; per policy only `variables` is new. A target of another
+ * kind than the request's (matchPolicy Equivalent) sees object and oldObject converted to it (NewVersionedAttributes).
  */
 export class EvaluationRequest {
   readonly request: AdmissionRequest;
-  #shared: CelActivation | undefined;
+  /** object/oldObject as CEL values, per kind (nearly always only the request's own) */
+  #objects: Array<{ readonly kind: MatchedTarget['kind']; readonly activation: CelActivation }> = [];
   #bases: Array<{ readonly target: MatchedTarget; readonly base: CelActivation }> = [];
 
   readonly #ownsObjects: boolean;
 
   /**
    * `ownsObjects`: request.object and oldObject were parsed for this evaluation alone (a policy worker's own
-   * copy), so they are converted to CEL values in place instead of copied.
+   * copy), so they are converted to CEL values in place instead of copied. Only for requests whose targets are all
+   * of the request's own kind: a conversion reads the JSON objects.
    */
   constructor(request: AdmissionRequest, options?: { readonly ownsObjects?: boolean }) {
     this.request = request;
     this.#ownsObjects = options?.ownsObjects === true;
   }
 
+  #objectsFor(kind: MatchedTarget['kind']): CelActivation {
+    for (const o of this.#objects) if (sameKind(o.kind, kind)) return o.activation;
+    const own = this.request.kind ?? kind;
+    const converted = !sameKind(own, kind);
+    const values = {
+      object: convertObject(this.request.object ?? null, own, kind),
+      oldObject: convertObject(this.request.oldObject ?? null, own, kind),
+      params: null,
+      namespaceObject: celNamespaceObject(this.request),
+    };
+    // a converted object shares parts with the request's: it is copied, never converted in place
+    const activation = (this.#ownsObjects && !converted ? CelActivation.adopt : CelActivation.of)(values);
+    this.#objects.push({ kind, activation });
+    return activation;
+  }
+
   /** The activation without `variables` for `target` (upstream's matchKind/matchResource in `request`). */
   base(target: MatchedTarget): CelActivation {
     for (const b of this.#bases) if (b.target === target || sameTarget(b.target, target)) return b.base;
-    this.#shared ??= (this.#ownsObjects ? CelActivation.adopt : CelActivation.of)({
-      object: this.request.object ?? null,
-      oldObject: this.request.oldObject ?? null,
-      params: null,
-      namespaceObject: celNamespaceObject(this.request),
-    });
-    const base = this.#shared.withRequest(celRequest(this.request, target));
+    const base = this.#objectsFor(target.kind).withRequest(celRequest(this.request, target));
     this.#bases.push({ target, base });
     return base;
   }

@@ -3,6 +3,7 @@
 // the two dispatchers (dry-run check, POST, response verification), shared by the validating and mutating sides.
 import type { AdmissionRequest, Status } from '../../api/admission.js';
 import { celNamespaceObject, celRequest } from '../activation.js';
+import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
 import { matchWebhook } from '../matching/webhook.js';
 import { forbiddenStatus } from '../status.js';
@@ -36,6 +37,17 @@ export interface ShouldCallOptions {
   readonly metrics?: { readonly recorder: WebhookMetrics; readonly type: WebhookType };
 }
 
+/**
+ * The request with object and oldObject in the invocation's kind (upstream's VersionedAttributes: a webhook matched
+ * through matchPolicy Equivalent gets the object converted, kind/resource the matched version, requestKind/
+ * requestResource what was sent). `object` is the object as it stands, in the request's kind.
+ */
+export function versionedRequest(request: AdmissionRequest, object: unknown, target: MatchedTarget): AdmissionRequest {
+  const own = request.kind ?? target.kind;
+  if (sameKind(own, target.kind)) return object === request.object ? request : { ...request, object };
+  return { ...request, object: convertObject(object ?? null, own, target.kind), oldObject: convertObject(request.oldObject ?? null, own, target.kind) };
+}
+
 function aggregate(messages: readonly string[]): string {
   const unique = [...new Set(messages)];
   return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
@@ -58,9 +70,10 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
   }
   const target: MatchedTarget = { kind: decision.kind, resource: decision.resource, subResource: decision.subResource };
   if (hook.matchConditions.length > 0) {
+    const versioned = versionedRequest(request, request.object, target);
     const activation = prepareActivation({
-      object: request.object ?? null,
-      oldObject: request.oldObject ?? null,
+      object: versioned.object ?? null,
+      oldObject: versioned.oldObject ?? null,
       request: celRequest(request, target),
       params: null,
       namespaceObject: celNamespaceObject(request),

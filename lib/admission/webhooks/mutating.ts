@@ -12,7 +12,9 @@ import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { applyJsonPatch, PatchError } from '../mutating/json-patch.js';
 import type { PatchOperation } from '../mutating/json-patch.js';
-import { callHook, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
+import { callHook, failurePolicyOf, reviewVersionFor, shouldCallHook, versionedRequest } from './call.js';
+import { convertObject } from '../conversion/index.js';
+import { defaultObject } from '../defaulting/index.js';
 import type { WebhookClients } from '../../webhook/client.js';
 import { AdmissionStatusError, CallingWebhookError, failClosedStatus, internalError, requestTimeoutError, serviceUnavailable, toStatusErr } from '../../webhook/errors.js';
 import type { WebhookMetrics } from '../../webhook/metrics.js';
@@ -182,7 +184,10 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
         const version = reviewVersionFor(hook);
         if (version instanceof CallingWebhookError) throw version;
         const uid = newReviewUID();
-        const body = serializeReview(current, should.call.target, attributes.object, version, uid);
+        // the webhook sees (and patches) the object in the version it matched (upstream's versioned attributes)
+        const target = should.call.target;
+        const versioned = versionedRequest(current, attributes.object, target);
+        const body = serializeReview(versioned, target, versioned.object, version, uid);
         const result = await callHook(clients, hook, { body, uid, version, mutating: true, deadline: ctx.deadline, signal: ctx.signal, dryRun: request.dryRun === true });
         for (const [k, v] of Object.entries(result.auditAnnotations)) annotate(`${name}/${k}`, v);
         attributes.warnings.push(...result.warnings);
@@ -204,7 +209,7 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
             }
             let patched: unknown;
             try {
-              patched = applyDecodedPatch(attributes.object, patch);
+              patched = applyDecodedPatch(versioned.object, patch);
             } catch (err) {
               throw new AdmissionStatusError(internalError(err instanceof Error ? err.message : String(err)));
             }
@@ -212,9 +217,12 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
             if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) {
               throw new AdmissionStatusError(internalError(`json: cannot unmarshal ${goKind(patched)} into Go value of type map[string]interface {}`));
             }
-            changed = !jsonEqual(attributes.object, patched);
+            changed = !jsonEqual(versioned.object, patched);
             annotate(`${patchAuditAnnotationPrefix}${key}`, goJSON({ configuration, webhook: name, patch: patch.map((op) => (op === null ? null : sortedOperation(op))), patchType: 'JSONPatch' }));
-            attributes.object = patched;
+            // defaulted in its version (callAttrMutatingHook), then back to the version the apiserver sent
+            const group = target.kind.group ?? '';
+            const defaulted = defaultObject(patched, { apiVersion: group === '' ? target.kind.version ?? '' : `${group}/${target.kind.version ?? ''}`, kind: target.kind.kind ?? '' });
+            attributes.object = convertObject(defaulted, target.kind, request.kind ?? target.kind);
           }
         }
       } catch (err) {

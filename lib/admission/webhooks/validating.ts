@@ -11,7 +11,7 @@
 import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
-import { asValidatingCallError, callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook } from './call.js';
+import { asValidatingCallError, callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook, versionedRequest } from './call.js';
 import type { Invocation } from './call.js';
 import { CallCancellation } from '../../webhook/client.js';
 import type { WebhookClients } from '../../webhook/client.js';
@@ -181,7 +181,8 @@ export class ValidatingWebhookDispatcher {
       let review = bodies.get(key);
       if (review === undefined) {
         const uid = newReviewUID();
-        review = { uid, version, body: serializeReview(request, t, request.object, version, uid) };
+        const versioned = versionedRequest(request, request.object, t);
+        review = { uid, version, body: serializeReview(versioned, t, versioned.object, version, uid) };
         bodies.set(key, review);
       }
       callHook(clients, call.invocation.hook, {

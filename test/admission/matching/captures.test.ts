@@ -78,7 +78,7 @@ describe('captures through matchPolicy', () => {
       assert.deepEqual({ ...d.kind }, { group: '', version: 'v1', kind: 'Pod' });
       assert.deepEqual({ ...d.resource }, { group: '', version: 'v1', resource: 'pods' });
       assert.equal(d.subResource, '');
-      assert.equal(d.fromRequestKind, false);
+      assert.equal(d.convert, false);
     }
   });
 

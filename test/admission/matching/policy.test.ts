@@ -49,20 +49,35 @@ describe('policy: decisions in detail', () => {
   test('a match carries the kind/resource the policy matched', () => {
     const d = matchPolicy(vap('p', configmaps), binding('b', 'p'), request({ kind: 'ConfigMap' }));
     assert.ok(d.matches === true);
-    assert.deepEqual({ kind: { ...d.kind }, resource: { ...d.resource }, subResource: d.subResource, fromRequestKind: d.fromRequestKind }, {
+    assert.deepEqual({ kind: { ...d.kind }, resource: { ...d.resource }, subResource: d.subResource, convert: d.convert }, {
       kind: { group: '', version: 'v1', kind: 'ConfigMap' },
       resource: { group: '', version: 'v1', resource: 'configmaps' },
       subResource: '',
-      fromRequestKind: false,
+      convert: false,
     });
   });
 
-  test('the kind/resource is the policy\'s match, not the binding\'s', () => {
-    const converted: RequestSpec = { resource: 'apps/v1/deployments', kind: 'Deployment', requestResource: 'extensions/v1beta1/deployments' };
-    const p = vap('p', { resourceRules: [rule({ apiGroups: ['extensions'], resources: ['deployments'] })] });
-    const b = binding('b', 'p', { resourceRules: [rule({ apiGroups: ['apps'], resources: ['deployments'] })] });
-    const d = matchPolicy(p, b, request(converted));
-    assert.ok(d.matches === true && d.resource.group === 'extensions' && d.fromRequestKind);
+  test('the kind/resource is the policy\'s match, not the binding\'s; a binding needs no conversion', () => {
+    const hpa: RequestSpec = { resource: 'autoscaling/v2/horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+    const p = vap('p', { resourceRules: [rule({ apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] })] });
+    const b = binding('b', 'p', { resourceRules: [rule({ apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] })] });
+    const d = matchPolicy(p, b, request(hpa));
+    assert.ok(d.matches === true && d.resource.version === 'v1' && d.convert);
+    // a binding matching a custom resource's version it cannot convert to still just matches
+    const widgets: RequestSpec = { resource: 'example.com/v1/widgets', kind: 'Widget', requestResource: 'example.com/v1beta1/widgets' };
+    const wp = vap('w', { resourceRules: [rule({ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] })] });
+    const wb = binding('wb', 'w', { resourceRules: [rule({ apiGroups: ['example.com'], apiVersions: ['v1beta1'], resources: ['widgets'] })] });
+    const wd = matchPolicy(wp, wb, request(widgets));
+    assert.ok(wd.matches === true && wd.resource.version === 'v1' && !wd.convert);
+  });
+
+  test('excludeResourceRules: an excluded equivalent excludes (no conversion needed)', () => {
+    const hpa: RequestSpec = { resource: 'autoscaling/v2/horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+    const p = vap('p', {
+      resourceRules: [rule({ apiGroups: ['autoscaling'], resources: ['horizontalpodautoscalers'] })],
+      excludeResourceRules: [rule({ apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] })],
+    });
+    assert.equal(matchPolicy(p, binding('b', 'p'), request(hpa)).matches, false);
   });
 
   test('undecidable messages name the policy or the binding', () => {

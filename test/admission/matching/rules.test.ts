@@ -122,71 +122,91 @@ describe('rules: resourceNames (policy rules)', () => {
 });
 
 describe('rules: matchPolicy', () => {
-  // the apiserver converted an extensions/v1beta1 request to apps/v1 for this daemon's registration
-  const converted: RequestSpec = { resource: 'apps/v1/deployments', kind: 'Deployment', requestResource: 'extensions/v1beta1/deployments' };
-  const appsV1: RuleSpec = { apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] };
-  const extV1beta1: RuleSpec = { apiGroups: ['extensions'], apiVersions: ['v1beta1'], resources: ['deployments'] };
+  // Upstream: S/admission/plugin/policy/matching/matching.go matchesResourceRules and S/admission/plugin/webhook/
+  // generic/webhook.go ShouldCallHook: the original request first, then (Equivalent) rule by rule the equivalent
+  // resources, invoked with the one that matched (KindFor), the object converted to it.
+  const hpaV2: RequestSpec = { resource: 'autoscaling/v2/horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler' };
+  // the apiserver converted an autoscaling/v1 request to v2 for this daemon's registration
+  const convertedHPA: RequestSpec = { ...hpaV2, requestResource: 'autoscaling/v1/horizontalpodautoscalers' };
+  const v1Rule: RuleSpec = { apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] };
+  const v2Rule: RuleSpec = { apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] };
 
   function decide(rules: RuleSpec[], spec: RequestSpec, matchPolicy: string | null): MatchDecision {
     return matchRules(compileRules(rules.map(rule), matchPolicy), request(spec));
   }
 
-  test('Equivalent: the request kind/resource', () => {
-    const d = decide([appsV1], converted, 'Equivalent');
+  test('Equivalent: an equivalent the conversion table knows, with its kind; the object is to be converted', () => {
+    const d = decide([v1Rule], hpaV2, 'Equivalent');
     assert.equal(d.matches, true);
     if (d.matches !== true) return;
-    assert.deepEqual({ ...d.resource }, { group: 'apps', version: 'v1', resource: 'deployments' });
-    assert.deepEqual({ ...d.kind }, { group: 'apps', version: 'v1', kind: 'Deployment' });
+    assert.deepEqual({ ...d.resource }, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
+    assert.deepEqual({ ...d.kind }, { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' });
     assert.equal(d.subResource, '');
-    assert.equal(d.fromRequestKind, false);
+    assert.equal(d.convert, true);
   });
 
-  test('Equivalent: the original request (requestKind/requestResource), reported as such', () => {
-    const d = decide([extV1beta1], converted, 'Equivalent');
-    assert.equal(d.matches, true);
-    if (d.matches !== true) return;
-    assert.deepEqual({ ...d.resource }, { group: 'extensions', version: 'v1beta1', resource: 'deployments' });
-    assert.deepEqual({ ...d.kind }, { group: 'extensions', version: 'v1beta1', kind: 'Deployment' });
-    assert.equal(d.fromRequestKind, true);
+  test('Equivalent: a subresource the class has (horizontalpodautoscalers/status)', () => {
+    const d = decide([{ ...v1Rule, resources: ['horizontalpodautoscalers/status'] }], { ...hpaV2, sub: 'status' }, 'Equivalent');
+    assert.ok(d.matches === true && d.resource.version === 'v1' && d.subResource === 'status' && d.convert);
   });
 
-  test('Equivalent: both match → the request kind/resource is preferred, whatever the rule order', () => {
-    const d = decide([extV1beta1, appsV1], converted, 'Equivalent');
-    assert.ok(d.matches === true && d.resource.group === 'apps' && !d.fromRequestKind);
+  test('Equivalent: Events across groups (v1 <-> events.k8s.io/v1)', () => {
+    const d = decide([{ apiGroups: ['events.k8s.io'], apiVersions: ['v1'], resources: ['events'] }], { resource: 'v1/events', kind: 'Event' }, 'Equivalent');
+    assert.ok(d.matches === true && d.kind.group === 'events.k8s.io' && d.kind.kind === 'Event' && d.convert);
   });
 
-  test('Exact: matched against the original request, as upstream matches the apiserver attributes', () => {
-    assert.equal(decide([appsV1], converted, 'Exact').matches, false);
-    const d = decide([extV1beta1], converted, 'Exact');
-    assert.ok(d.matches === true && d.resource.group === 'extensions' && d.fromRequestKind);
+  test('Exact: only the original request', () => {
+    assert.equal(decide([v1Rule], hpaV2, 'Exact').matches, false);
+    assert.equal(decide([v1Rule], hpaV2, null).matches, false, 'unset matchPolicy is Exact');
   });
 
-  test('unset matchPolicy is Exact', () => {
-    assert.equal(decide([appsV1], converted, null).matches, false);
+  test('the original request (requestKind/requestResource) comes first, whatever the rule order', () => {
+    const d = decide([v2Rule, v1Rule], convertedHPA, 'Equivalent');
+    assert.ok(d.matches === true && d.resource.version === 'v1' && d.convert, 'invoked as the original v1, converted from the v2 object');
+    const exact = decide([v1Rule], convertedHPA, 'Exact');
+    assert.ok(exact.matches === true && exact.resource.version === 'v1' && exact.convert);
+  });
+
+  test('the version the apiserver sent counts as an equivalent (no conversion)', () => {
+    const d = decide([v2Rule], convertedHPA, 'Equivalent');
+    assert.ok(d.matches === true && d.resource.version === 'v2' && !d.convert);
   });
 
   test('Exact without request* fields falls back to kind/resource', () => {
     const r = request({ resource: 'apps/v1/deployments', kind: 'Deployment' });
     delete r.requestResource;
     delete r.requestKind;
-    const d = matchRules(compileRules([rule(appsV1)], 'Exact'), r);
-    assert.ok(d.matches === true && !d.fromRequestKind);
+    const d = matchRules(compileRules([rule({ apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] })], 'Exact'), r);
+    assert.ok(d.matches === true && !d.convert);
   });
 
-  test('unconverted request: the same target either way', () => {
-    const spec: RequestSpec = { resource: 'apps/v1/deployments', kind: 'Deployment' };
-    for (const mp of ['Exact', 'Equivalent']) {
-      const d = decide([appsV1], spec, mp);
-      assert.ok(d.matches === true && !d.fromRequestKind, mp);
-    }
+  test('a built-in resource served in one version: a rule naming another version does not match', () => {
+    assert.equal(decide([{ apiGroups: ['apps'], apiVersions: ['v1beta2'], resources: ['deployments'] }], { resource: 'apps/v1/deployments', kind: 'Deployment' }, 'Equivalent').matches, false);
+    assert.equal(decide([{ apiGroups: ['autoscaling'], apiVersions: ['v2beta2'], resources: ['horizontalpodautoscalers'] }], hpaV2, 'Equivalent').matches, false);
   });
 
-  test('neither version named: no match (no RESTMapper to find a third equivalent)', () => {
-    assert.equal(decide([{ apiGroups: ['apps'], apiVersions: ['v1beta2'], resources: ['deployments'] }], converted, 'Equivalent').matches, false);
+  test('a custom resource named only in another version: an error (its equivalents are unknown), never a silent pass', () => {
+    const widgets: RequestSpec = { resource: 'example.com/v1beta1/widgets', kind: 'Widget' };
+    const d = decide([{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }], widgets, 'Equivalent');
+    assert.deepEqual(d, {
+      matches: 'undecidable',
+      error: 'no conversion from example.com/v1beta1, Kind=Widget to another version of widgets.example.com: static-admissiond converts only HorizontalPodAutoscaler (autoscaling/v1, autoscaling/v2) and Event (v1, events.k8s.io/v1)',
+    });
+    assert.equal(decide([{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }], widgets, 'Exact').matches, false, 'Exact needs no equivalents');
+    assert.equal(decide([{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['gadgets'] }], widgets, 'Equivalent').matches, false, 'another resource');
+  });
+
+  test('a version the object cannot be converted to (a narrow registration): an error', () => {
+    const converted: RequestSpec = { resource: 'apps/v1/deployments', kind: 'Deployment', requestResource: 'apps/v1beta1/deployments' };
+    const d = decide([{ apiGroups: ['apps'], apiVersions: ['v1beta1'], resources: ['deployments'] }], converted, 'Exact');
+    assert.deepEqual(d, {
+      matches: 'undecidable',
+      error: 'no conversion from apps/v1, Kind=Deployment to apps/v1beta1, Kind=Deployment: static-admissiond converts only HorizontalPodAutoscaler (autoscaling/v1, autoscaling/v2) and Event (v1, events.k8s.io/v1)',
+    });
   });
 
   test('subresource is carried into the decision', () => {
-    const d = decide([{ resources: ['deployments/scale'] }], { ...converted, sub: 'scale' }, 'Equivalent');
+    const d = decide([{ resources: ['deployments/scale'] }], { resource: 'apps/v1/deployments', kind: 'Deployment', sub: 'scale' }, 'Equivalent');
     assert.ok(d.matches === true && d.subResource === 'scale');
   });
 });

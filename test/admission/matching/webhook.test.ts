@@ -47,30 +47,35 @@ describe('webhook: rules, objectSelector, namespaceSelector', () => {
   test('a match carries the kind/resource/subresource to call the webhook with', () => {
     const d = matchWebhook(staticWebhook('w', { rules: [rule({ resources: ['pods/status'] })] }), request({ resource: 'v1/pods', kind: 'Pod', sub: 'status', op: 'UPDATE' }), gate);
     assert.ok(d.matches === true);
-    assert.deepEqual({ kind: { ...d.kind }, resource: { ...d.resource }, subResource: d.subResource, fromRequestKind: d.fromRequestKind }, {
+    assert.deepEqual({ kind: { ...d.kind }, resource: { ...d.resource }, subResource: d.subResource, convert: d.convert }, {
       kind: { group: '', version: 'v1', kind: 'Pod' },
       resource: { group: '', version: 'v1', resource: 'pods' },
       subResource: 'status',
-      fromRequestKind: false,
+      convert: false,
     });
   });
 });
 
 describe('webhook: matchPolicy', () => {
-  const converted: RequestSpec = { resource: 'apps/v1/deployments', kind: 'Deployment', requestResource: 'extensions/v1beta1/deployments' };
-  const extensions = rule({ apiGroups: ['extensions'], apiVersions: ['v1beta1'], resources: ['deployments'] });
-  const apps = rule({ apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] });
+  // S/admission/plugin/webhook/generic/webhook.go ShouldCallHook: the rules as given, then the equivalents
+  const converted: RequestSpec = { resource: 'autoscaling/v2/horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', requestResource: 'autoscaling/v1/horizontalpodautoscalers' };
+  const v1 = rule({ apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] });
+  const v2 = rule({ apiGroups: ['autoscaling'], apiVersions: ['v2'], resources: ['horizontalpodautoscalers'] });
 
-  test('Equivalent finds the original request', () => {
-    const d = matchWebhook(staticWebhook('w', { rules: [extensions], matchPolicy: 'Equivalent' }), request(converted), gate);
-    assert.ok(d.matches === true && d.resource.group === 'extensions' && d.kind.version === 'v1beta1' && d.fromRequestKind);
+  test('Equivalent: the original request first, the object converted to it', () => {
+    const d = matchWebhook(staticWebhook('w', { rules: [v2, v1], matchPolicy: 'Equivalent' }), request(converted), gate);
+    assert.ok(d.matches === true && d.resource.version === 'v1' && d.kind.version === 'v1' && d.convert);
   });
-  test('Equivalent prefers the request\'s own kind/resource', () => {
-    const d = matchWebhook(staticWebhook('w', { rules: [extensions, apps], matchPolicy: 'Equivalent' }), request(converted), gate);
-    assert.ok(d.matches === true && d.resource.group === 'apps' && !d.fromRequestKind);
+  test('Equivalent: the version sent, when the rules do not name the original', () => {
+    const d = matchWebhook(staticWebhook('w', { rules: [v2], matchPolicy: 'Equivalent' }), request(converted), gate);
+    assert.ok(d.matches === true && d.resource.version === 'v2' && !d.convert);
   });
   test('Exact matches the original request only', () => {
-    assert.equal(matchWebhook(staticWebhook('w', { rules: [apps], matchPolicy: 'Exact' }), request(converted), gate).matches, false);
-    assert.equal(matchWebhook(staticWebhook('w', { rules: [extensions], matchPolicy: 'Exact' }), request(converted), gate).matches, true);
+    assert.equal(matchWebhook(staticWebhook('w', { rules: [v2], matchPolicy: 'Exact' }), request(converted), gate).matches, false);
+    assert.equal(matchWebhook(staticWebhook('w', { rules: [v1], matchPolicy: 'Exact' }), request(converted), gate).matches, true);
+  });
+  test('a custom resource named only in another version: undecidable (the failure policy applies)', () => {
+    const d = matchWebhook(staticWebhook('w', { rules: [rule({ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] })], matchPolicy: 'Equivalent' }), request({ resource: 'example.com/v1beta1/widgets', kind: 'Widget' }), gate);
+    assert.equal(d.matches, 'undecidable');
   });
 });

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergeValue } from '../../../lib/admission/mutating/merge.js';
 import { rootShape } from '../../../lib/admission/mutating/schema.js';
-import { capture, loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
+import { capture, defaulted, loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
 
 const deployment = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd1', namespace: 'default', ...metadata }, spec });
@@ -24,18 +24,18 @@ describe('upstream smd_test cases', () => {
   it('adds to a listType=map list', async () => {
     const { patched } = await applyTo('Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{volumes: [Object.spec.template.spec.volumes{name: "y"}]}}}}',
       deployment(podSpec({ volumes: [{ name: 'x' }] })));
-    assert.deepEqual(patched, deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y' }] })));
+    assert.deepEqual(patched, defaulted(deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y' }] }))));
   });
 
   it('updates a listType=map entry in place', async () => {
     const { patched } = await applyTo('Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{volumes: [Object.spec.template.spec.volumes{name: "y", hostPath: Object.spec.template.spec.volumes.hostPath{path: "a"}}]}}}}',
-      deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y' }] })));
-    assert.deepEqual(patched, deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y', hostPath: { path: 'a' } }] })));
+      deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y', hostPath: { path: 'b' } }] })));
+    assert.deepEqual(patched, defaulted(deployment(podSpec({ volumes: [{ name: 'x' }, { name: 'y', hostPath: { path: 'a' } }] }))));
   });
 
   it('reads object and oldObject in conditionals', async () => {
     const { patched } = await applyTo('Object{spec: Object.spec{replicas: object.spec.replicas % 2 == 0 ? object.spec.replicas + 1 : object.spec.replicas}}', deployment({ replicas: 2 }));
-    assert.deepEqual(patched, deployment({ replicas: 3 }));
+    assert.deepEqual(patched, defaulted(deployment({ replicas: 3 })));
   });
 
   it('builds a whole pod template', async () => {
@@ -44,7 +44,7 @@ describe('upstream smd_test cases', () => {
   spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "nginx", image: "nginx:1.14.2",
     ports: [Object.spec.template.spec.containers.ports{containerPort: 80}],
     resources: Object.spec.template.spec.containers.resources{limits: {"cpu": "128M"}}}]}}}}`, deployment({}));
-    assert.deepEqual(patched, deployment({ replicas: 1, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.14.2', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '128M' } } }] } } }));
+    assert.deepEqual(patched, defaulted(deployment({ replicas: 1, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.14.2', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '128M' } } }] } } })));
   });
 
   it('refuses an atomic struct', async () => {
@@ -65,10 +65,10 @@ describe('upstream smd_test cases', () => {
   it('keeps duplicate env entries it does not touch, merges the ones it does', async () => {
     const env = [{ name: 'test', value: 'a' }, { name: 'test', value: 'b' }, { name: 'foo', value: 'bar' }];
     const untouched = await applyTo('Object{spec: Object.spec{replicas: 3}}', deployment({ replicas: 1, template: { spec: { containers: [{ name: 'nginx', env }] } } }));
-    assert.deepEqual(untouched.patched, deployment({ replicas: 3, template: { spec: { containers: [{ name: 'nginx', env }] } } }));
+    assert.deepEqual(untouched.patched, defaulted(deployment({ replicas: 3, template: { spec: { containers: [{ name: 'nginx', env }] } } })));
     const touched = await applyTo('Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "nginx", env: [Object.spec.template.spec.containers.env{name: "test", value: "c"}]}]}}}}',
       deployment({ replicas: 1, template: { spec: { containers: [{ name: 'nginx', env }] } } }));
-    assert.deepEqual(touched.patched, deployment({ replicas: 1, template: { spec: { containers: [{ name: 'nginx', env: [{ name: 'test', value: 'c' }, { name: 'foo', value: 'bar' }] }] } } }));
+    assert.deepEqual(touched.patched, defaulted(deployment({ replicas: 1, template: { spec: { containers: [{ name: 'nginx', env: [{ name: 'test', value: 'c' }, { name: 'foo', value: 'bar' }] }] } } })));
   });
 });
 
@@ -76,7 +76,7 @@ describe('the Kubernetes documentation examples', () => {
   it('label defaulting with Object.metadata merges into the labels already there', async () => {
     const hooks = loadHooks(policy('labels', [{ applyConfiguration: 'Object{metadata: Object.metadata{labels: {"environment": "production"}}}' }]));
     const { patched, operations } = await mutate(hooks, requestFor(pod({ containers: [{ name: 'c', image: 'i' }] }, { labels: { app: 'web' } })));
-    assert.deepEqual(patched, pod({ containers: [{ name: 'c', image: 'i' }] }, { labels: { app: 'web', environment: 'production' } }));
+    assert.deepEqual(patched, defaulted(pod({ containers: [{ name: 'c', image: 'i' }] }, { labels: { app: 'web', environment: 'production' } })));
     assert.deepEqual(operations, [{ op: 'add', path: '/metadata/labels/environment', value: 'production' }]);
   });
 
@@ -91,9 +91,14 @@ describe('the Kubernetes documentation examples', () => {
     const request = capture('007-validate-CREATE-Pod-p1');
     const { patched, operations } = await mutate(hooks, request);
     const expected = structuredClone(request.object) as { spec: Record<string, unknown> };
-    expected.spec['initContainers'] = [{ name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', restartPolicy: 'Always' }];
+    // the new container is defaulted as upstream defaults the object after the mutation (SetDefaults_Container)
+    const sidecar = {
+      name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', restartPolicy: 'Always',
+      imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
+    };
+    expected.spec['initContainers'] = [sidecar];
     assert.deepEqual(patched, expected);
-    assert.deepEqual(operations, [{ op: 'add', path: '/spec/initContainers', value: [{ name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', restartPolicy: 'Always' }] }]);
+    assert.deepEqual(operations, [{ op: 'add', path: '/spec/initContainers', value: [sidecar] }]);
   });
 });
 

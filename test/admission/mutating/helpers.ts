@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import jsonPatch from 'fast-json-patch';
 import type { AdmissionRequest, AdmissionResponse } from '../../../lib/api/admission.js';
+import { defaultObject } from '../../../lib/admission/defaulting/index.js';
 import { mutateRequest } from '../../../lib/admission/mutate.js';
 import type { MutatingPlugin } from '../../../lib/admission/mutation.js';
 import { createMutatingPolicyPlugin } from '../../../lib/admission/mutating/plugin.js';
@@ -69,7 +70,14 @@ spec:
 ${o.bindingExtra ?? ''}`;
 }
 
-/** A request for `object` (kind/resource from apiVersion/kind; pods, configmaps, deployments). */
+/** `o` with the scheme's defaults, as the apiserver sends objects and as upstream leaves them after a mutation. */
+export function defaulted<T>(o: T): T {
+  const { apiVersion, kind } = o as { apiVersion?: string; kind?: string };
+  return defaultObject(o, { apiVersion: apiVersion ?? '', kind: kind ?? '' }) as T;
+}
+
+/** A request for `object` (kind/resource from apiVersion/kind; pods, configmaps, deployments), the object defaulted
+ * as the apiserver defaults it before admission. */
 export function requestFor(object: Record<string, unknown>, operation = 'CREATE', oldObject: unknown = null): AdmissionRequest {
   const apiVersion = String(object['apiVersion']);
   const kind = String(object['kind']);
@@ -86,7 +94,7 @@ export function requestFor(object: Record<string, unknown>, operation = 'CREATE'
     namespace: meta?.namespace ?? 'default',
     operation,
     userInfo: { username: 'admin' },
-    object: operation === 'DELETE' ? null : object,
+    object: operation === 'DELETE' ? null : defaulted(object),
     oldObject,
     dryRun: false,
   } as AdmissionRequest;

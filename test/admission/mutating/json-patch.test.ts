@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyJsonPatch, PatchError } from '../../../lib/admission/mutating/json-patch.js';
-import { loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
+import { defaulted, loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
 
 const deployment = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd1', namespace: 'default', ...metadata }, spec });
@@ -61,7 +61,8 @@ describe('upstream json_patch_test cases', () => {
     it(name, async () => {
       const { patched, message } = await patchDeployment(expression, object);
       assert.equal(message, undefined);
-      assert.deepEqual(patched, expected);
+      // upstream defaults the object after each mutation (mutating/dispatcher.go dispatchOne)
+      assert.deepEqual(patched, defaulted(expected));
     });
   }
 
@@ -94,9 +95,12 @@ describe('the Kubernetes documentation examples', () => {
     }], { reinvocationPolicy: 'IfNeeded', operations: '[CREATE]', extra: '  matchConditions:\n  - name: does-not-already-have-sidecar\n    expression: "!object.spec.initContainers.exists(ic, ic.name == \\"mesh-proxy\\")"\n' }));
     const object = pod({ initContainers: [{ name: 'myapp-initializer', image: 'example/initializer:v1.0.0' }], containers: [{ name: 'myapp', image: 'app' }] });
     const { patched, checks } = await mutate(hooks, requestFor(object));
+    // the apiserver sent the pod defaulted; the injected container is defaulted after the mutation, as upstream
+    // (SetDefaults_Container: the image has no tag, so pull Always)
+    const defaults = { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
     assert.deepEqual((patched as { spec: { initContainers: unknown[] } }).spec.initContainers, [
-      { name: 'myapp-initializer', image: 'example/initializer:v1.0.0' },
-      { name: 'mesh-proxy', image: 'mesh-proxy/v1.0.0', restartPolicy: 'Always' },
+      { name: 'myapp-initializer', image: 'example/initializer:v1.0.0', imagePullPolicy: 'IfNotPresent', ...defaults },
+      { name: 'mesh-proxy', image: 'mesh-proxy/v1.0.0', restartPolicy: 'Always', imagePullPolicy: 'Always', ...defaults },
     ]);
     // IfNeeded and the object changed: upstream runs the policy again, and its matchCondition now says no
     assert.deepEqual(checks.map((c) => [c.policy, c.binding, c.errorType]), [['sidecar.static.k8s.io', 'sidecar-binding.static.k8s.io', 'no_error']]);
@@ -117,7 +121,7 @@ describe('the Kubernetes documentation examples', () => {
       { jsonPatch: '[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/environment"), value: "test"}]' },
     ], { group: 'apps', resources: 'deployments' }));
     const { patched } = await mutate(hooks, requestFor(deployment({ replicas: 1 }, { labels: { app: 'a' } })));
-    assert.deepEqual(patched, deployment({ replicas: 1, selector: { matchLabels: { environment: 'test' } } }, { labels: { app: 'a', 'example.com/environment': 'test' } }));
+    assert.deepEqual(patched, defaulted(deployment({ replicas: 1, selector: { matchLabels: { environment: 'test' } } }, { labels: { app: 'a', 'example.com/environment': 'test' } })));
   });
 });
 

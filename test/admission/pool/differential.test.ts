@@ -61,22 +61,23 @@ metadata: {name: p-v1.static.k8s.io}
 spec:
   matchConstraints:
     resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    - {apiGroups: [autoscaling], apiVersions: [v1], operations: [CREATE], resources: [horizontalpodautoscalers]}
   validations:
-  - expression: "request.kind.version == 'v1' && request.resource.version == 'v1'"
+  - expression: "request.kind.version == 'v1' && request.resource.version == 'v1' && request.requestKind.version == 'v1' && object.apiVersion == 'autoscaling/v1' && object.spec.targetCPUUtilizationPercentage == 50"
+    messageExpression: "'invoked as ' + request.kind.version + ' with ' + object.apiVersion"
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
-metadata: {name: p-v1beta1.static.k8s.io}
+metadata: {name: p-v2.static.k8s.io}
 spec:
   matchConstraints:
     matchPolicy: Equivalent
     resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1beta1], operations: [CREATE], resources: [deployments]}
+    - {apiGroups: [autoscaling], apiVersions: [v2], operations: [CREATE], resources: [horizontalpodautoscalers]}
   validations:
-  - expression: "request.kind.version == 'v1beta1'"
-    messageExpression: "'invoked as ' + request.kind.version"
-` + binding('p-v1-b.static.k8s.io', 'p-v1.static.k8s.io') + binding('p-v1beta1-b.static.k8s.io', 'p-v1beta1.static.k8s.io'),
+  - expression: "request.kind.version == 'v2' && object.apiVersion == 'autoscaling/v2' && object.spec.metrics[0].resource.target.averageUtilization == 50"
+    messageExpression: "'invoked as ' + request.kind.version + ' with ' + object.apiVersion"
+` + binding('p-v1-b.static.k8s.io', 'p-v1.static.k8s.io') + binding('p-v2-b.static.k8s.io', 'p-v2.static.k8s.io'),
 };
 
 type Mutator = (r: AdmissionRequest) => void;
@@ -128,12 +129,18 @@ const mixedRequests: Array<[string, AdmissionRequest]> = [
     r.namespace = '';
     r.object = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'x.static.k8s.io' } };
   })],
+  // the apiserver converted an autoscaling/v1 request to v2 for the daemon: one policy is invoked with v1 (the
+  // object converted back), the other with v2 (the object as sent)
   ['matchPolicy Equivalent: two policies invoked with two versions', configMap((r) => {
-    r.kind = { group: 'apps', version: 'v1', kind: 'Deployment' };
-    r.resource = { group: 'apps', version: 'v1', resource: 'deployments' };
-    r.requestKind = { group: 'apps', version: 'v1beta1', kind: 'Deployment' };
-    r.requestResource = { group: 'apps', version: 'v1beta1', resource: 'deployments' };
-    r.object = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'wh' }, spec: {} };
+    r.kind = { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' };
+    r.resource = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
+    r.requestKind = { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' };
+    r.requestResource = { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' };
+    r.object = {
+      apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h', namespace: 'wh' },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'd' }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+      status: { desiredReplicas: 0, currentMetrics: null },
+    };
   })],
 ];
 
@@ -232,7 +239,7 @@ test('the mixed corpus covers what it claims (main-thread answers)', async (t) =
   assert.equal((await ask('a ValidatingAdmissionPolicy named *.static.k8s.io')).allowed, true);
   checks.length = 0;
   assert.equal((await ask('matchPolicy Equivalent: two policies invoked with two versions')).allowed, true);
-  assert.deepEqual(checks.map((c) => c.policy).sort(), ['p-v1.static.k8s.io', 'p-v1beta1.static.k8s.io']);
+  assert.deepEqual(checks.map((c) => [c.policy, c.enforcementAction]).sort(), [['p-v1.static.k8s.io', 'allow'], ['p-v2.static.k8s.io', 'allow']]);
 });
 
 test('the 20 benchmark policies on the 4 KB pod: the pool answers as the main thread does', async (t) => {

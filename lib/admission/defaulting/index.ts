@@ -1,0 +1,206 @@
+// The scheme's defaulting of the core, apps and batch kinds (upstream's ObjectDefaulter, which the mutating policy
+// dispatcher runs after every mutation: staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/
+// dispatcher.go dispatchOne). Defaults are those of kube-apiserver 1.36 with its default feature gates:
+// kubernetes pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go, called as
+// their zz_generated.defaults.go calls them, and the `+default=` markers of k8s.io/api v0.36.3.
+//
+// Not done (documented in the README): quantities are not rounded up to milli precision or re-canonicalized
+// (SetDefaults_ResourceList), and pod-level resources (spec.resources, PodLevelResources) are not derived from the
+// containers'. Other kinds are returned as they are.
+import { isDeepStrictEqual } from 'node:util';
+import { isObject, setIfMissing, structField } from './object.js';
+import type { JsonObject } from './object.js';
+import { claimSpec, pod, podTemplate } from './pod.js';
+
+export interface DefaultedKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+/** SetDefaults_Deployment */
+function deployment(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  setIfMissing(spec, 'replicas', 1);
+  const strategy = structField(spec, 'strategy');
+  setIfMissing(strategy, 'type', 'RollingUpdate', '');
+  if (strategy['type'] === 'RollingUpdate') {
+    const rollingUpdate = structField(strategy, 'rollingUpdate');
+    setIfMissing(rollingUpdate, 'maxUnavailable', '25%');
+    setIfMissing(rollingUpdate, 'maxSurge', '25%');
+  }
+  setIfMissing(spec, 'revisionHistoryLimit', 10);
+  setIfMissing(spec, 'progressDeadlineSeconds', 600);
+  podTemplate(structField(spec, 'template'));
+}
+
+/** SetDefaults_DaemonSet */
+function daemonSet(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  const strategy = structField(spec, 'updateStrategy');
+  setIfMissing(strategy, 'type', 'RollingUpdate', '');
+  if (strategy['type'] === 'RollingUpdate') {
+    const rollingUpdate = structField(strategy, 'rollingUpdate');
+    setIfMissing(rollingUpdate, 'maxUnavailable', 1);
+    setIfMissing(rollingUpdate, 'maxSurge', 0);
+  }
+  setIfMissing(spec, 'revisionHistoryLimit', 10);
+  podTemplate(structField(spec, 'template'));
+}
+
+/** SetDefaults_PersistentVolumeClaim and the PVC spec's */
+function persistentVolumeClaim(o: JsonObject): void {
+  setIfMissing(structField(o, 'status'), 'phase', 'Pending', '');
+  claimSpec(structField(o, 'spec'));
+}
+
+/** SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is GA: the retention policy is defaulted) */
+function statefulSet(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  setIfMissing(spec, 'podManagementPolicy', 'OrderedReady', '');
+  const strategy = structField(spec, 'updateStrategy');
+  if (strategy['type'] === undefined || strategy['type'] === null || strategy['type'] === '') {
+    strategy['type'] = 'RollingUpdate';
+    setIfMissing(strategy, 'rollingUpdate', {});
+  }
+  if (strategy['type'] === 'RollingUpdate' && isObject(strategy['rollingUpdate'])) setIfMissing(strategy['rollingUpdate'], 'partition', 0);
+  const retention = structField(spec, 'persistentVolumeClaimRetentionPolicy');
+  setIfMissing(retention, 'whenDeleted', 'Retain', '');
+  setIfMissing(retention, 'whenScaled', 'Retain', '');
+  setIfMissing(spec, 'replicas', 1);
+  setIfMissing(spec, 'revisionHistoryLimit', 10);
+  podTemplate(structField(spec, 'template'));
+  for (const claim of objects(spec['volumeClaimTemplates'])) persistentVolumeClaim(claim);
+}
+
+/** SetDefaults_ReplicaSet */
+function replicaSet(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  setIfMissing(spec, 'replicas', 1);
+  podTemplate(structField(spec, 'template'));
+}
+
+/** A JobSpec's nested defaults: SetDefaults_PodFailurePolicyOnPodConditionsPattern and the pod template. */
+function jobSpec(spec: JsonObject): void {
+  const policy = spec['podFailurePolicy'];
+  if (isObject(policy)) {
+    for (const rule of objects(policy['rules'])) for (const p of objects(rule['onPodConditions'])) setIfMissing(p, 'status', 'True', '');
+  }
+  podTemplate(structField(spec, 'template'));
+}
+
+/** SetDefaults_Job (JobPodReplacementPolicy is GA) */
+function job(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  const unset = (k: string): boolean => spec[k] === undefined || spec[k] === null;
+  if (unset('completions') && unset('parallelism')) {
+    spec['completions'] = 1;
+    spec['parallelism'] = 1;
+  }
+  setIfMissing(spec, 'parallelism', 1);
+  if (unset('backoffLimit')) spec['backoffLimit'] = unset('backoffLimitPerIndex') ? 6 : 2147483647;
+  const template = spec['template'];
+  const labels = isObject(template) && isObject(template['metadata']) ? template['metadata']['labels'] : undefined;
+  const metadata = structField(o, 'metadata');
+  if (isObject(labels) && !(isObject(metadata['labels']) && Object.keys(metadata['labels']).length > 0)) metadata['labels'] = { ...labels };
+  setIfMissing(spec, 'completionMode', 'NonIndexed');
+  setIfMissing(spec, 'suspend', false);
+  setIfMissing(spec, 'podReplacementPolicy', isObject(spec['podFailurePolicy']) ? 'Failed' : 'TerminatingOrFailed');
+  setIfMissing(spec, 'manualSelector', false);
+  jobSpec(spec);
+}
+
+/** SetDefaults_CronJob (the job template's JobSpec gets only its nested defaults: SetDefaults_Job is for Jobs) */
+function cronJob(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  setIfMissing(spec, 'concurrencyPolicy', 'Allow', '');
+  setIfMissing(spec, 'suspend', false);
+  setIfMissing(spec, 'successfulJobsHistoryLimit', 3);
+  setIfMissing(spec, 'failedJobsHistoryLimit', 1);
+  jobSpec(structField(structField(spec, 'jobTemplate'), 'spec'));
+}
+
+/** service.ExternallyAccessible */
+function externallyAccessible(spec: JsonObject): boolean {
+  const type = spec['type'];
+  return type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && Array.isArray(spec['externalIPs']) && spec['externalIPs'].length > 0);
+}
+
+/** SetDefaults_Service (ServicePort.protocol is also +default="TCP") */
+function service(o: JsonObject): void {
+  const spec = structField(o, 'spec');
+  setIfMissing(spec, 'sessionAffinity', 'None', '');
+  if (spec['sessionAffinity'] === 'None') delete spec['sessionAffinityConfig'];
+  if (spec['sessionAffinity'] === 'ClientIP') {
+    const config = spec['sessionAffinityConfig'];
+    const clientIP = isObject(config) ? config['clientIP'] : undefined;
+    if (!isObject(clientIP) || clientIP['timeoutSeconds'] === undefined || clientIP['timeoutSeconds'] === null) {
+      // DefaultClientIPServiceAffinitySeconds: three hours
+      spec['sessionAffinityConfig'] = { clientIP: { timeoutSeconds: 10800 } };
+    }
+  }
+  setIfMissing(spec, 'type', 'ClusterIP', '');
+  for (const port of objects(spec['ports'])) {
+    setIfMissing(port, 'protocol', 'TCP', '');
+    const target = port['targetPort'];
+    if (target === undefined || target === null || target === 0 || target === '') port['targetPort'] = typeof port['port'] === 'number' ? port['port'] : 0;
+  }
+  if (externallyAccessible(spec)) setIfMissing(spec, 'externalTrafficPolicy', 'Cluster', '');
+  if (spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer' || spec['type'] === 'ClusterIP') setIfMissing(spec, 'internalTrafficPolicy', 'Cluster');
+  if (spec['type'] === 'LoadBalancer') {
+    setIfMissing(spec, 'allocateLoadBalancerNodePorts', true);
+    const status = o['status'];
+    const lb = isObject(status) ? status['loadBalancer'] : undefined;
+    for (const ingress of objects(isObject(lb) ? lb['ingress'] : undefined)) {
+      if (typeof ingress['ip'] === 'string' && ingress['ip'] !== '') setIfMissing(ingress, 'ipMode', 'VIP');
+    }
+  }
+}
+
+/** SetDefaults_Namespace (the name label) and SetDefaults_NamespaceStatus */
+function namespace(o: JsonObject): void {
+  const metadata = structField(o, 'metadata');
+  const name = metadata['name'];
+  if (typeof name === 'string' && name !== '') {
+    const labels = isObject(metadata['labels']) ? metadata['labels'] : {};
+    labels['kubernetes.io/metadata.name'] = name;
+    metadata['labels'] = labels;
+  }
+  setIfMissing(structField(o, 'status'), 'phase', 'Active', '');
+}
+
+const defaulters: Readonly<Record<string, (o: JsonObject) => void>> = {
+  'v1 Pod': pod,
+  'v1 PodTemplate': (o) => podTemplate(structField(o, 'template')),
+  'v1 Service': service,
+  // SetDefaults_ConfigMap makes a nil data map empty, which JSON omits: nothing shows
+  'v1 ConfigMap': () => undefined,
+  'v1 Secret': (o) => setIfMissing(o, 'type', 'Opaque', ''),
+  'v1 Namespace': namespace,
+  'v1 PersistentVolumeClaim': persistentVolumeClaim,
+  'apps/v1 Deployment': deployment,
+  'apps/v1 StatefulSet': statefulSet,
+  'apps/v1 DaemonSet': daemonSet,
+  'apps/v1 ReplicaSet': replicaSet,
+  'batch/v1 Job': job,
+  'batch/v1 CronJob': cronJob,
+};
+
+/** Whether defaultObject knows the kind. */
+export function hasDefaulter(kind: DefaultedKind): boolean {
+  return `${kind.apiVersion} ${kind.kind}` in defaulters;
+}
+
+/**
+ * The object with the scheme's defaults applied (a new object; `object` is never modified). The same value when
+ * nothing was defaulted or the kind has no defaulter here.
+ */
+export function defaultObject(object: unknown, kind: DefaultedKind): unknown {
+  const defaulter = defaulters[`${kind.apiVersion} ${kind.kind}`];
+  if (defaulter === undefined || !isObject(object)) return object;
+  const copy = structuredClone(object);
+  defaulter(copy);
+  return isDeepStrictEqual(copy, object) ? object : copy;
+}
+
