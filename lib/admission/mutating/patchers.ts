@@ -10,7 +10,7 @@ import { atomicPaths, joinValidationErrors, mergeValue, schemaErrors } from './m
 import type { CompiledMutation } from './policy.js';
 import { rootShape } from './schema.js';
 import type { Shape } from './schema.js';
-import { strictDecodingError } from './strict-decode.js';
+import { decodeError } from './strict-decode.js';
 import { typeNameMismatch } from './type-names.js';
 
 export type PatchOutcome =
@@ -85,12 +85,9 @@ function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKin
     throw err;
   }
   if (patched === object) return { ok: true, object };
-  // a root `replace` with an array: upstream's decode into the object's type fails the same way
-  if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
-    return { ok: false, error: `JSON Patch: cannot unmarshal ${Array.isArray(patched) ? 'array' : typeof patched} into Go value of type ${kind.kind}`, internal: true };
-  }
-  const decodeError = strictDecodingError(shapeOf(kind), patched);
-  if (decodeError !== undefined) return { ok: false, error: decodeError, internal: true };
+  // decoded strictly into the versioned kind's Go type; a failure is an internal error (json_patch.go)
+  const error = decodeError(kind.apiVersion, kind.kind, patched);
+  if (error !== undefined) return { ok: false, error, internal: true };
   return { ok: true, object: patched };
 }
 

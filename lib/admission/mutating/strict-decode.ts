@@ -1,31 +1,43 @@
-// After a JSONPatch, upstream decodes the patched object strictly into its Go type, so a field the type does not
-// have fails the mutation with an internal error: `strict decoding error: unknown field "spec.x"` (paths as Go's
-// encoding/json reports them). Checked for the kinds whose schema this daemon ships; other kinds (custom
-// resources are decoded as unstructured upstream too) accept any field.
-import { fieldShape } from './schema.js';
-import type { Shape } from './schema.js';
+// After a JSONPatch, upstream decodes the patched object strictly into its Go type (patch/json_patch.go: the
+// strict json serializer's Decode into a new object of the versioned kind), and a failure is an internal error
+// whatever the failure policy:
+//   - apiVersion/kind that are not strings, or a document that is not an object: the serializer's Interpret error
+//     (`couldn't get version/kind; json parse error: …`);
+//   - a field of the wrong JSON type: `json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
+//     of type int32` (sigs.k8s.io/json, field names from the root; the first such error in document order), or the
+//     error of a type's own UnmarshalJSON (resource.Quantity, metav1.Time, intstr.IntOrString);
+//   - otherwise fields the type does not have: `strict decoding error: unknown field "spec.x"`.
+// Checked for the core, apps and batch kinds (decode-types.generated.ts, from scripts/gen-decode-types.mjs); other
+// kinds (custom resources are decoded as unstructured upstream too) accept any field.
+import { interpretError, StrictWalker } from '../../api/strict-walker.js';
+import type { ScalarChecks } from '../../api/strict-walker.js';
+import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
+import { decodeRoots, decodeSchema } from './decode-types.generated.js';
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+type JsonObject = { [key: string]: Parameters<StrictWalker['object']>[0][string] };
 
-function walk(shape: Shape, value: unknown, path: string, out: string[]): void {
-  if (isObject(value) && (shape.t === 'o' || shape.t === 'm')) {
-    for (const key of Object.keys(value)) {
-      const child = fieldShape(shape, key);
-      const childPath = path === '' ? key : `${path}.${key}`;
-      if (child === undefined) out.push(`unknown field ${JSON.stringify(childPath)}`);
-      else walk(child, value[key], childPath, out);
-    }
-  } else if (Array.isArray(value) && shape.t === 'l') {
-    value.forEach((item, i) => walk(shape.e, item, `${path}[${i}]`, out));
+/** resource.Quantity UnmarshalJSON: the value's JSON text, unquoted and trimmed, through ParseQuantity. */
+function quantityError(value: unknown): string | undefined {
+  const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+  try {
+    parseQuantity(text);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
   }
 }
 
-/** The strict decoding error for `object` of shape `root`, or undefined when it decodes. */
-export function strictDecodingError(root: Shape, object: unknown): string | undefined {
-  if (root.t !== 'o') return undefined;
-  const unknown: string[] = [];
-  walk(root, object, '', unknown);
-  return unknown.length === 0 ? undefined : `strict decoding error: ${unknown.join(', ')}`;
+const scalars: ScalarChecks = { 'resource.Quantity': quantityError };
+
+/** The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes. */
+export function decodeError(apiVersion: string, kind: string, object: unknown): string | undefined {
+  const interpret = interpretError(object);
+  if (interpret !== undefined) return interpret;
+  const root = decodeRoots[`${apiVersion} ${kind}`];
+  const type = root === undefined ? undefined : decodeSchema[root];
+  if (type === undefined) return undefined;
+  const walker = new StrictWalker(decodeSchema, { sortKeys: true, scalars });
+  walker.object((object ?? {}) as JsonObject, type, '', '');
+  if (walker.typeError !== undefined) return walker.typeError;
+  return walker.unknown.length === 0 ? undefined : `strict decoding error: ${walker.unknown.join(', ')}`;
 }
