@@ -1,0 +1,161 @@
+// The scheme's defaulting of the core, apps and batch kinds (1.36, default feature gates), and that the
+// MutatingAdmissionPolicy plugin runs it after every mutation as upstream's dispatcher does
+// (staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/dispatcher.go dispatchOne:
+// o.GetObjectDefaulter().Default). Defaults: kubernetes pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
+// pkg/apis/batch/v1/defaults.go as zz_generated.defaults.go calls them, and k8s.io/api v0.36.3 `+default=` markers.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultObject } from '../../../lib/admission/defaulting/index.js';
+import { parseImageTag } from '../../../lib/admission/defaulting/image.js';
+import { loadHooks, mutate, pod, policy, requestFor } from '../mutating/helpers.js';
+
+const d = (o: Record<string, unknown>): Record<string, unknown> =>
+  defaultObject(o, { apiVersion: String(o['apiVersion']), kind: String(o['kind']) }) as Record<string, unknown>;
+
+const containerDefaults = { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
+const podSpecDefaults = { dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: 'default-scheduler' };
+
+describe('core/v1', () => {
+  it('Pod: SetDefaults_Pod, _PodSpec, _Container (pull policy from the tag), ports, probes, requests from limits', () => {
+    const out = d(pod({
+      containers: [
+        { name: 'a', image: 'nginx', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } }, livenessProbe: { httpGet: { port: 80 } }, readinessProbe: { grpc: { port: 9 } } },
+        { name: 'b', image: 'nginx:1.27', imagePullPolicy: 'Never', env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] },
+      ],
+    }));
+    assert.deepEqual(out['spec'], {
+      containers: [
+        {
+          name: 'a', image: 'nginx', imagePullPolicy: 'Always', ...containerDefaults,
+          ports: [{ containerPort: 80, protocol: 'TCP' }],
+          resources: { limits: { cpu: '1' }, requests: { cpu: '1' } },
+          livenessProbe: { httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+          readinessProbe: { grpc: { port: 9, service: '' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 },
+        },
+        { name: 'b', image: 'nginx:1.27', imagePullPolicy: 'Never', ...containerDefaults, env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'metadata.name', apiVersion: 'v1' } } }] },
+      ],
+      enableServiceLinks: true,
+      ...podSpecDefaults,
+    });
+  });
+
+  it('a default applies only where the field is unset', () => {
+    const spec = { containers: [{ name: 'a', image: 'x', terminationMessagePath: '/t', imagePullPolicy: 'IfNotPresent' }], dnsPolicy: 'Default', terminationGracePeriodSeconds: 0, securityContext: { runAsUser: 1 }, enableServiceLinks: false };
+    const out = d(pod(spec)) as { spec: Record<string, unknown> & { containers: Array<Record<string, unknown>> } };
+    assert.equal(out.spec['dnsPolicy'], 'Default');
+    assert.equal(out.spec['terminationGracePeriodSeconds'], 0, 'a pointer set to 0 is not nil');
+    assert.deepEqual(out.spec['securityContext'], { runAsUser: 1 });
+    assert.equal(out.spec['enableServiceLinks'], false);
+    assert.equal(out.spec.containers[0]!['terminationMessagePath'], '/t');
+  });
+
+  it('volumes: an empty source becomes emptyDir; modes 0644; projected token an hour; hostPath type ""', () => {
+    const out = d(pod({ containers: [], volumes: [
+      { name: 'e' },
+      { name: 's', secret: { secretName: 'x' } },
+      { name: 'c', configMap: { name: 'x' } },
+      { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 't' } }, { downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'metadata.name' } }] } }] } },
+      { name: 'h', hostPath: { path: '/x' } },
+      { name: 'i', image: { reference: 'registry.k8s.io/x@sha256:' + 'a'.repeat(64) } },
+    ] })) as { spec: { volumes: unknown[] } };
+    assert.deepEqual(out.spec.volumes, [
+      { name: 'e', emptyDir: {} },
+      { name: 's', secret: { secretName: 'x', defaultMode: 420 } },
+      { name: 'c', configMap: { name: 'x', defaultMode: 420 } },
+      { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 't', expirationSeconds: 3600 } }, { downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'metadata.name', apiVersion: 'v1' } }] } }], defaultMode: 420 } },
+      { name: 'h', hostPath: { path: '/x', type: '' } },
+      // ImageVolume: a digest and no tag, so IfNotPresent
+      { name: 'i', image: { reference: 'registry.k8s.io/x@sha256:' + 'a'.repeat(64), pullPolicy: 'IfNotPresent' } },
+    ]);
+  });
+
+  it('hostNetwork: container ports get hostPort = containerPort', () => {
+    const out = d(pod({ hostNetwork: true, containers: [{ name: 'a', image: 'x:1', ports: [{ containerPort: 8080 }] }] })) as { spec: { containers: Array<{ ports: unknown }> } };
+    assert.deepEqual(out.spec.containers[0]!.ports, [{ containerPort: 8080, protocol: 'TCP', hostPort: 8080 }]);
+  });
+
+  it('Service, Secret, Namespace, PersistentVolumeClaim, ConfigMap', () => {
+    assert.deepEqual(d({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } })['spec'], {
+      ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }], sessionAffinity: 'None', type: 'ClusterIP', internalTrafficPolicy: 'Cluster',
+    });
+    assert.deepEqual(d({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { type: 'LoadBalancer', sessionAffinity: 'ClientIP', ports: [{ port: 80, targetPort: 'http' }] } })['spec'], {
+      type: 'LoadBalancer', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } }, ports: [{ port: 80, targetPort: 'http', protocol: 'TCP' }],
+      externalTrafficPolicy: 'Cluster', internalTrafficPolicy: 'Cluster', allocateLoadBalancerNodePorts: true,
+    });
+    assert.equal(d({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } })['type'], 'Opaque');
+    assert.deepEqual(d({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }), {
+      apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', labels: { 'kubernetes.io/metadata.name': 'team-a' } }, status: { phase: 'Active' },
+    });
+    assert.deepEqual(d({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'] } }), {
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem' }, status: { phase: 'Pending' },
+    });
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+    assert.equal(d(cm), cm, 'SetDefaults_ConfigMap makes data an empty map, which JSON omits: nothing changes');
+  });
+});
+
+describe('apps/v1 and batch/v1', () => {
+  const template = { spec: { containers: [{ name: 'a', image: 'x:1' }] } };
+  const defaultedTemplate = { spec: { containers: [{ name: 'a', image: 'x:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults }], ...podSpecDefaults } };
+
+  it('Deployment: replicas, RollingUpdate 25%/25%, history 10, progress deadline 600, and the pod template', () => {
+    assert.deepEqual(d({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { template } })['spec'], {
+      replicas: 1, strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600, template: defaultedTemplate,
+    });
+    const recreate = d({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 0, strategy: { type: 'Recreate' }, template } });
+    assert.deepEqual((recreate['spec'] as Record<string, unknown>)['strategy'], { type: 'Recreate' });
+    assert.equal((recreate['spec'] as Record<string, unknown>)['replicas'], 0);
+  });
+
+  it('StatefulSet, DaemonSet, ReplicaSet', () => {
+    assert.deepEqual(d({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'x' }, spec: { template, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }] } })['spec'], {
+      podManagementPolicy: 'OrderedReady', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' }, replicas: 1, revisionHistoryLimit: 10, template: defaultedTemplate,
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { volumeMode: 'Filesystem' }, status: { phase: 'Pending' } }],
+    });
+    assert.deepEqual(d({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'x' }, spec: { template } })['spec'], {
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10, template: defaultedTemplate,
+    });
+    assert.deepEqual(d({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'x' }, spec: { template } })['spec'], { replicas: 1, template: defaultedTemplate });
+  });
+
+  it('Job (labels from the template, podReplacementPolicy by podFailurePolicy) and CronJob (the job template gets no SetDefaults_Job)', () => {
+    const job = d({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { metadata: { labels: { app: 'j' } }, ...template }, podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] } } });
+    assert.deepEqual(job['metadata'], { name: 'j', labels: { app: 'j' } });
+    assert.deepEqual(job['spec'], {
+      completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'Failed', manualSelector: false,
+      podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }] },
+      template: { metadata: { labels: { app: 'j' } }, ...defaultedTemplate },
+    });
+    const indexed = d({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { parallelism: 3, backoffLimitPerIndex: 1, template } })['spec'] as Record<string, unknown>;
+    assert.deepEqual([indexed['completions'], indexed['backoffLimit'], indexed['podReplacementPolicy']], [undefined, 2147483647, 'TerminatingOrFailed']);
+    assert.deepEqual(d({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template } } } })['spec'], {
+      schedule: '* * * * *', concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1, jobTemplate: { spec: { template: defaultedTemplate } },
+    });
+  });
+
+  it('kinds without a defaulter here are returned as they are', () => {
+    const o = { apiVersion: 'example.com/v1', kind: 'Widget', spec: {} };
+    assert.equal(defaultObject(o, { apiVersion: 'example.com/v1', kind: 'Widget' }), o);
+  });
+});
+
+describe('image tags (pkg/util/parsers ParseImageName)', () => {
+  const cases: ReadonlyArray<[string, string]> = [
+    ['nginx', 'latest'], ['nginx:1.27', '1.27'], ['nginx:latest', 'latest'], ['registry.k8s.io/pause:3.10', '3.10'], ['localhost:5000/app', 'latest'],
+    [`app@sha256:${'b'.repeat(64)}`, ''], [`app:v1@sha256:${'b'.repeat(64)}`, 'v1'], ['UPPER/case', 'latest'], ['bad/UPPER', ''], ['', ''],
+  ];
+  for (const [image, tag] of cases) it(`${JSON.stringify(image)} -> ${JSON.stringify(tag)}`, () => assert.equal(parseImageTag(image), tag));
+});
+
+describe('between mutations', () => {
+  it('a later policy sees the container an earlier one added, defaulted', async () => {
+    const hooks = loadHooks(
+      policy('a-add', [{ jsonPatch: '[JSONPatch{op: "add", path: "/spec/containers/-", value: {"name": "sidecar", "image": "proxy"}}]' }]) +
+      policy('b-read', [{ applyConfiguration: 'Object{metadata: Object.metadata{labels: {"sidecar-pull": object.spec.containers[1].imagePullPolicy, "grace": string(object.spec.terminationGracePeriodSeconds)}}}' }]),
+    );
+    const { response, patched } = await mutate(hooks, requestFor(pod({ containers: [{ name: 'app', image: 'app:1' }] })));
+    assert.equal(response.allowed, true);
+    assert.deepEqual((patched as { metadata: { labels: unknown } }).metadata.labels, { 'sidecar-pull': 'Always', grace: '30' });
+  });
+});
