@@ -78,7 +78,11 @@ test('POST /mutate over TLS: JSONPatch and ApplyConfiguration policies, one patc
   const podReview = JSON.parse(readFileSync(join(root, 'testdata/admission/apiserver-captures/007-validate-CREATE-Pod-p1.json'), 'utf8')) as Review;
   const pod = await send(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: podReview.request }));
   const podExpected = structuredClone(pod.review.request.object) as { spec: Record<string, unknown> };
-  podExpected.spec['initContainers'] = [{ name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', restartPolicy: 'Always' }];
+  // defaulted after the mutation, as upstream's dispatcher defaults the object (SetDefaults_Container)
+  podExpected.spec['initContainers'] = [{
+    name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', restartPolicy: 'Always',
+    imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
+  }];
   assert.deepEqual(applied(pod.review, pod.answer), podExpected);
 
   // a deployment: the env var merged into the `app` container by name, the other container and env kept

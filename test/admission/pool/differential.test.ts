@@ -119,12 +119,16 @@ const mixedRequests: Array<[string, AdmissionRequest]> = [
   ['an excluded resource', configMap((r) => {
     r.kind = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview' };
     r.resource = { group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews' };
+    r.requestKind = r.kind;
+    r.requestResource = r.resource;
     r.namespace = '';
   })],
   // kube-apiserver never sends admission-configuration objects to webhooks: no built-in guard runs here
   ['a ValidatingAdmissionPolicy named *.static.k8s.io', configMap((r) => {
     r.kind = { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' };
     r.resource = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' };
+    r.requestKind = r.kind;
+    r.requestResource = r.resource;
     r.name = 'x.static.k8s.io';
     r.namespace = '';
     r.object = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'x.static.k8s.io' } };
