@@ -63,6 +63,9 @@ export function interpretError(value: unknown): string | undefined {
   return undefined;
 }
 
+const shapes = new Map<string, 'string' | 'other' | ApiType>();
+let shapesSchema: ApiSchema | undefined;
+
 export class StrictWalker {
   readonly unknown: string[] = [];
   /** the first type error (encoding/json keeps only that one) */
@@ -72,12 +75,18 @@ export class StrictWalker {
 
   /**
    * `sortKeys`: walk object keys in sorted order, the document order of JSON a patch produced (evanphx/json-patch
-   * v4 writes the objects it touched as Go maps, keys sorted).
+   * v4 writes the objects it touched as Go maps, keys sorted). `check`: only find the errors (object() returns its
+   * input instead of the decoded copy).
    */
   constructor(
     private readonly schema: ApiSchema,
-    private readonly options: { readonly sortKeys?: boolean; readonly scalars?: ScalarChecks } = {},
-  ) {}
+    private readonly options: { readonly sortKeys?: boolean; readonly scalars?: ScalarChecks; readonly check?: boolean } = {},
+  ) {
+    if (shapesSchema !== schema) {
+      shapes.clear();
+      shapesSchema = schema;
+    }
+  }
 
   /** The hard error decoding returns, if any (an UnmarshalJSON error, else the first type error). */
   get typeError(): string | undefined {
@@ -98,7 +107,8 @@ export class StrictWalker {
 
   /** `strictPath` has array indices (for unknown field errors); `goPath` has field names only. */
   object(obj: JsonObject, type: ApiType, strictPath: string, goPath: string): JsonObject {
-    const out: JsonObject = {};
+    const check = this.options.check === true;
+    const out: JsonObject = check ? obj : {};
     const keys = this.options.sortKeys === true ? Object.keys(obj).sort() : Object.keys(obj);
     for (const key of keys) {
       if (this.#fatal !== undefined) break;
@@ -111,7 +121,7 @@ export class StrictWalker {
       }
       const childGo = goPath === '' ? key : `${goPath}.${key}`;
       const converted = this.value(value, field.type, field.go, type.go, childStrict, childGo);
-      if (converted !== undefined) out[key] = converted;
+      if (!check && converted !== undefined) out[key] = converted;
     }
     return out;
   }
@@ -119,6 +129,12 @@ export class StrictWalker {
   /** Returns undefined for null (the field stays unset). */
   private value(value: JsonValue, type: string, goType: string, structName: string, strictPath: string, goPath: string): JsonValue | undefined {
     if (value === null) return undefined;
+    const shape = shapeOf(type);
+    // a plain string or struct field: the common case, decided without the general path
+    if (shape === 'string' && typeof value === 'string') return value;
+    if (shape !== 'other' && shape !== 'string' && typeof value === 'object' && !Array.isArray(value) && this.options.check === true) {
+      return this.object(value, shape, strictPath, goPath);
+    }
     if (type.startsWith('*')) return this.value(value, type.slice(1), goType, structName, strictPath, goPath);
     if (type.startsWith('[]')) {
       if (!Array.isArray(value)) {
@@ -127,6 +143,10 @@ export class StrictWalker {
       }
       const elemType = type.slice(2);
       const elemGo = goType.startsWith('[]') ? goType.slice(2) : goType;
+      if (this.options.check === true) {
+        for (let i = 0; i < value.length; i++) this.value(value[i]!, elemType, elemGo, structName, `${strictPath}[${i}]`, goPath);
+        return value;
+      }
       return value.map((item, i) => this.value(item, elemType, elemGo, structName, `${strictPath}[${i}]`, goPath) ?? zeroValue(elemType));
     }
     if (type.startsWith('map[string]')) {
@@ -204,6 +224,17 @@ export class StrictWalker {
     }
     return this.object(value, struct, strictPath, goPath);
   }
+}
+
+/** A field type's fast-path shape for the current schema: a string, a struct (its ApiType, pointer or not), or other. */
+function shapeOf(type: string): 'string' | 'other' | ApiType {
+  let shape = shapes.get(type);
+  if (shape === undefined) {
+    const bare = type.startsWith('*') ? type.slice(1) : type;
+    shape = bare === 'string' ? 'string' : shapesSchema?.[bare] ?? 'other';
+    shapes.set(type, shape);
+  }
+  return shape;
 }
 
 /** Go names of map element types a schema may leave implicit (a named map type such as v1.ResourceList). */

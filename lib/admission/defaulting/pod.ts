@@ -6,7 +6,7 @@
 // (ContainerPort.protocol, GRPCAction.service, FileKeySelector.optional, RBD/ISCSI/AzureDisk/ScaleIO volume fields).
 // A default applies only where the field is absent (Go's nil, "" or 0 as the function tests it).
 import { parseImageTag } from './image.js';
-import { isObject, setIfMissing, structField } from './object.js';
+import { isObject, setIfMissing, structField, write } from './object.js';
 import type { JsonObject } from './object.js';
 
 /** v1.TerminationMessagePathDefault, v1.DefaultTerminationGracePeriodSeconds, v1.DefaultSchedulerName, … */
@@ -45,7 +45,7 @@ function probe(o: unknown): void {
 /** SetDefaults_Container, then its nested fields in order (ports, env, probes, lifecycle) */
 function container(c: JsonObject): void {
   if (c['imagePullPolicy'] === undefined || c['imagePullPolicy'] === '') {
-    c['imagePullPolicy'] = parseImageTag(typeof c['image'] === 'string' ? c['image'] : '') === 'latest' ? 'Always' : 'IfNotPresent';
+    write(c, 'imagePullPolicy', parseImageTag(typeof c['image'] === 'string' ? c['image'] : '') === 'latest' ? 'Always' : 'IfNotPresent');
   }
   setIfMissing(c, 'terminationMessagePath', terminationMessagePathDefault, '');
   setIfMissing(c, 'terminationMessagePolicy', 'File', '');
@@ -81,11 +81,11 @@ const volumeSources = [
 
 /** SetDefaults_Volume and the defaulters of its source */
 function volume(v: JsonObject): void {
-  if (volumeSources.every((k) => v[k] === undefined || v[k] === null)) v['emptyDir'] = {};
+  if (volumeSources.every((k) => v[k] === undefined || v[k] === null)) write(v, 'emptyDir', {});
   // ImageVolume (on by default in 1.36): pullPolicy from the reference's tag
   const image = v['image'];
   if (isObject(image) && (image['pullPolicy'] === undefined || image['pullPolicy'] === '')) {
-    image['pullPolicy'] = parseImageTag(typeof image['reference'] === 'string' ? image['reference'] : '') === 'latest' ? 'Always' : 'IfNotPresent';
+    write(image, 'pullPolicy', parseImageTag(typeof image['reference'] === 'string' ? image['reference'] : '') === 'latest' ? 'Always' : 'IfNotPresent');
   }
   // SetDefaults_HostPathVolumeSource: HostPathUnset
   if (isObject(v['hostPath'])) setIfMissing(v['hostPath'], 'type', '');
@@ -149,9 +149,9 @@ function requestsFromLimits(c: JsonObject): void {
   if (!isObject(resources) || !isObject(resources['limits'])) return;
   const limits = resources['limits'];
   const requests = isObject(resources['requests']) ? resources['requests'] : {};
-  for (const [k, v] of Object.entries(limits)) if (!(k in requests)) requests[k] = v;
+  for (const [k, v] of Object.entries(limits)) if (!(k in requests)) write(requests, k, v);
   // an empty map is omitted, as omitempty does
-  if (Object.keys(requests).length > 0) resources['requests'] = requests;
+  if (Object.keys(requests).length > 0) write(resources, 'requests', requests);
 }
 
 /** SetObjectDefaults_Pod: SetDefaults_Pod, then the PodSpec's */
@@ -164,7 +164,7 @@ export function pod(o: JsonObject): void {
     for (const c of [...objects(spec['containers']), ...objects(spec['initContainers'])]) {
       for (const p of objects(c['ports'])) {
         // a zero port stays omitted
-        if ((p['hostPort'] === undefined || p['hostPort'] === 0) && typeof p['containerPort'] === 'number' && p['containerPort'] !== 0) p['hostPort'] = p['containerPort'];
+        if ((p['hostPort'] === undefined || p['hostPort'] === 0) && typeof p['containerPort'] === 'number' && p['containerPort'] !== 0) write(p, 'hostPort', p['containerPort']);
       }
     }
   }

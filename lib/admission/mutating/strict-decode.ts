@@ -36,8 +36,14 @@ export function decodeError(apiVersion: string, kind: string, object: unknown): 
   const root = decodeRoots[`${apiVersion} ${kind}`];
   const type = root === undefined ? undefined : decodeSchema[root];
   if (type === undefined) return undefined;
-  const walker = new StrictWalker(decodeSchema, { sortKeys: true, scalars });
-  walker.object((object ?? {}) as JsonObject, type, '', '');
+  const walk = (sortKeys: boolean): StrictWalker => {
+    const walker = new StrictWalker(decodeSchema, { sortKeys, scalars, check: true });
+    walker.object((object ?? {}) as JsonObject, type, '', '');
+    return walker;
+  };
+  // in the object's own key order first; only an error needs the document order (sorted) to pick the first one
+  let walker = walk(false);
+  if (walker.typeError !== undefined || walker.unknown.length > 0) walker = walk(true);
   if (walker.typeError !== undefined) return walker.typeError;
   return walker.unknown.length === 0 ? undefined : `strict decoding error: ${walker.unknown.join(', ')}`;
 }
