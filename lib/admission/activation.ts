@@ -13,22 +13,52 @@ export interface MatchedTarget {
   readonly subResource: string;
 }
 
-/** `request` in CEL: the AdmissionRequest with the matched kind/resource, without object/oldObject/uid. */
+/**
+ * `request` in CEL, built as upstream builds it: cel.CreateAdmissionRequest (plugin/cel/condition.go) fills an
+ * admissionv1.AdmissionRequest from the admission attributes (the original request: requestKind/requestResource
+ * here) with the matched kind/resource, and runtime.DefaultUnstructuredConverter.ToUnstructured turns it into a map.
+ * That converter drops an `omitempty` field whose value is empty (apimachinery runtime/converter.go
+ * structToUnstructured/isEmpty), so `subResource`, `requestSubResource`, `name`, `namespace`, and the userInfo
+ * fields are absent when empty (`has()` false, `no such key` on selection). Fields without omitempty are always
+ * there: `uid` (never set: ""), the GroupVersionKind/Resource fields (`group: ""` for the core group), `operation`,
+ * `userInfo`; `dryRun` is a non-nil pointer; `options`, `object` and `oldObject` are RawExtensions, which the
+ * converter never omits: `object`/`oldObject` are null (left unset), `options` is the operation's options or null.
+ */
 export function celRequest(request: AdmissionRequest, target: MatchedTarget): Record<string, unknown> {
-  return {
-    kind: target.kind,
-    resource: target.resource,
-    subResource: target.subResource,
-    requestKind: request.requestKind ?? request.kind ?? null,
-    requestResource: request.requestResource ?? request.resource ?? null,
-    requestSubResource: request.requestSubResource ?? request.subResource ?? '',
-    name: request.name ?? '',
-    namespace: request.namespace ?? '',
-    operation: request.operation ?? '',
-    userInfo: request.userInfo ?? {},
-    dryRun: request.dryRun ?? false,
-    options: request.options ?? null,
+  // attr.GetSubresource(): the original request's (a v1beta1 review may lack the request* fields)
+  const subResource = request.requestResource != null ? request.requestSubResource ?? '' : request.subResource ?? '';
+  const out: Record<string, unknown> = {
+    uid: '',
+    kind: gvk(target.kind),
+    resource: gvr(target.resource),
   };
+  if (subResource !== '') out.subResource = subResource;
+  out.requestKind = gvk(request.requestKind ?? request.kind ?? {});
+  out.requestResource = gvr(request.requestResource ?? request.resource ?? {});
+  if (subResource !== '') out.requestSubResource = subResource;
+  if (request.name) out.name = request.name;
+  if (request.namespace) out.namespace = request.namespace;
+  out.operation = request.operation ?? '';
+  out.userInfo = celUserInfo(request.userInfo);
+  out.object = null;
+  out.oldObject = null;
+  out.dryRun = request.dryRun === true;
+  out.options = request.options ?? null;
+  return out;
+}
+
+const gvk = (k: Readonly<GroupVersionKind>): Record<string, string> => ({ group: k.group ?? '', version: k.version ?? '', kind: k.kind ?? '' });
+const gvr = (r: Readonly<GroupVersionResource>): Record<string, string> => ({ group: r.group ?? '', version: r.version ?? '', resource: r.resource ?? '' });
+
+/** authenticationv1.UserInfo: every field omitempty (an empty list or map is dropped too: isEmpty checks Len). */
+function celUserInfo(u: AdmissionRequest['userInfo']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (u == null) return out;
+  if (u.username) out.username = u.username;
+  if (u.uid) out.uid = u.uid;
+  if (Array.isArray(u.groups) && u.groups.length > 0) out.groups = u.groups;
+  if (u.extra != null && Object.keys(u.extra).length > 0) out.extra = u.extra;
+  return out;
 }
 
 /** A Namespace object itself is cluster-scoped: upstream unsets its namespace. */

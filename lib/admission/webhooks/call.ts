@@ -74,7 +74,9 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
     const activation = prepareActivation({
       object: versioned.object ?? null,
       oldObject: versioned.oldObject ?? null,
-      request: celRequest(request, target),
+      // matchconditions/matcher.go: CreateAdmissionRequest(attr, attr.GetResource(), VersionedKind): the matched
+      // kind but the original request's resource
+      request: celRequest(request, { ...target, resource: request.requestResource ?? request.resource ?? target.resource }),
       params: null,
       namespaceObject: celNamespaceObject(request),
     });
