@@ -13,7 +13,9 @@ export function hash(argv: readonly string[], io: CommandIO): number {
   }
   if (argv.length !== 1 || argv[0]!.startsWith('-')) throw new UsageError('hash takes exactly one directory');
   try {
-    io.stdout(`${readManifestFilesSync(resolve(argv[0]!)).hash}\n`);
+    // an empty path stays empty: the loader refuses it as upstream's LoadFiles does (resolve('') is the cwd)
+    const dir = argv[0]!;
+    io.stdout(`${readManifestFilesSync(dir === '' ? '' : resolve(dir)).hash}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof ManifestError)) throw err;

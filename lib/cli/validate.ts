@@ -129,7 +129,8 @@ export function validate(argv: readonly string[], io: CommandIO): number {
     if (plugin !== '') {
       if (!isPluginName(plugin)) throw new UsageError(`unknown plugin ${JSON.stringify(plugin)}: must be one of ${pluginNames.join(', ')}`);
       if (flags.positional.length !== 1) throw new UsageError('validate --plugin NAME takes exactly one directory');
-      const dir = resolve(flags.positional[0]!);
+      // an empty path is refused by the loader (manifest.LoadFiles), never resolved to the working directory
+      const dir = flags.positional[0] === '' ? '' : resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
       report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, checks);
     } else {
