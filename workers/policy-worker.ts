@@ -17,7 +17,9 @@ import type { TaskOutcome } from '../lib/admission/pool/codec.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from '../lib/admission/pool/protocol.js';
 import { sameKind } from '../lib/admission/conversion/index.js';
-import { EvaluationRequest, evaluatePlannedPolicy } from '../lib/admission/validating/dispatcher.js';
+import { RequestAuthorizer } from '../lib/admission/authorization.js';
+import { EvaluationRequest, evaluatePlannedPolicy, evaluatePlannedPolicyAuthorized } from '../lib/admission/validating/dispatcher.js';
+import { SubjectAccessReviewClient } from '../lib/webhook/subject-access-review.js';
 import type { PolicyEvaluation } from '../lib/admission/validating/dispatcher.js';
 import { compiledPolicy } from '../lib/admission/validating/validator.js';
 import type { CompiledPolicy } from '../lib/admission/validating/validator.js';
@@ -102,6 +104,14 @@ function busy(deadline: number): void {
   if (slot >= 0 && Atomics.load(watchdog.owners, slot) === threadId) watchdog.busyUntil[slot] = deadline;
 }
 
+/** This worker's SubjectAccessReview client (the main thread read the same kubeconfig successfully at start). */
+let sarClient: SubjectAccessReviewClient | undefined;
+function authorizationClient(): SubjectAccessReviewClient | undefined {
+  if (data.authorizationKubeconfig === '') return undefined;
+  sarClient ??= SubjectAccessReviewClient.fromKubeconfig(data.authorizationKubeconfig);
+  return sarClient;
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -143,10 +153,24 @@ async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
     const ownsObjects = ownKind === undefined || task.matches.every((m) => sameKind(m.kind, ownKind));
     const prepared = new EvaluationRequest(request, { ownsObjects });
     const evaluations: PolicyEvaluation[] = [];
+    let authorizer: RequestAuthorizer | undefined;
     for (const m of task.matches) {
       const policy = snapshot.policies[m.hook];
       if (policy === undefined) return { error: `policy snapshot ${task.snapshotHash} has no policy #${m.hook}` };
-      evaluations.push(evaluatePlannedPolicy(policy, prepared, m));
+      if (!policy.usesAuthorizer) {
+        evaluations.push(evaluatePlannedPolicy(policy, prepared, m));
+        continue;
+      }
+      // One RequestAuthorizer per request (its checks cached across policies), SubjectAccessReviews sent from this
+      // worker. While a review is awaited the worker is not busy: the watchdog is for evaluation that does not
+      // yield, and this worker's other tasks run meanwhile.
+      authorizer ??= new RequestAuthorizer({ client: authorizationClient(), deadline: task.deadline > 0 ? task.deadline : Date.now() + 10_000 });
+      busy(0);
+      try {
+        evaluations.push(await evaluatePlannedPolicyAuthorized(policy, prepared, m, authorizer));
+      } finally {
+        busy(task.deadline);
+      }
     }
     return { evaluations };
   } catch (err) {

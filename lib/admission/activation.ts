@@ -1,7 +1,7 @@
 // The CEL variables a policy sees for one request (cel.CreateAdmissionRequest and CreateNamespaceObject upstream),
 // with this daemon's namespace rule: a namespace is known only by its kubernetes.io/metadata.name label.
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../api/admission.js';
-import { CelActivation, compositedVariableError } from '../cel/index.js';
+import { AuthorizationPending, CelActivation, compositedVariableError } from '../cel/index.js';
 import type { CompiledExpression } from '../cel/index.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
@@ -97,6 +97,9 @@ export function lazyVariables(variables: readonly CompiledVariable[], activation
           try {
             state = { done: true, value: v.compiled.evaluate(scope) };
           } catch (error) {
+            // a pending authorization check is not the variable's outcome: the evaluation starts over once it is
+            // answered, and this variable with it
+            if (error instanceof AuthorizationPending) throw error;
             state = { done: true, error: compositedVariableError(v.name, error) };
           }
         }

@@ -9,7 +9,8 @@
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { PolicyHook } from '../manifest/compile.js';
 import { webhookAnnotationKey } from './audit-keys.js';
-import { applyValidatingPolicies, evaluatePlan, planValidatingPolicies } from './validating/dispatcher.js';
+import type { RequestAuthorizerOptions } from './authorization.js';
+import { applyValidatingPolicies, evaluatePlan, evaluatePlanAuthorized, planUsesAuthorizer, planValidatingPolicies } from './validating/dispatcher.js';
 import type { PolicyCheck, PolicyEvaluation, ValidatingPlan, ValidatingVerdict } from './validating/dispatcher.js';
 import type { WebhookVerdict } from './webhooks/validating.js';
 
@@ -73,9 +74,14 @@ export function withWebhookVerdict(response: AdmissionResponse, verdict: Webhook
   return merged;
 }
 
-/** The whole chain on the calling thread. */
-export function validateRequest(input: ValidateInput): ValidateOutcome {
+/**
+ * The whole chain on the calling thread. `authorization` answers the `authorizer` checks of the policies (none: each
+ * check is an evaluation error).
+ */
+export async function validateRequest(input: ValidateInput, authorization?: RequestAuthorizerOptions): Promise<ValidateOutcome> {
   const start = startValidation(input);
   if ('done' in start) return start.done;
-  return finishValidation(start.pending, evaluatePlan(start.pending.plan, start.pending.request));
+  const { plan, request } = start.pending;
+  const evaluations = planUsesAuthorizer(plan) && authorization !== undefined ? await evaluatePlanAuthorized(plan, request, authorization) : evaluatePlan(plan, request);
+  return finishValidation(start.pending, evaluations);
 }

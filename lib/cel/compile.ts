@@ -30,7 +30,7 @@
 import { isDyn, typeString } from './cel-types.js';
 import type { CelType } from './cel-types.js';
 import { checkConstructionFields, JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
-import { DECLARATIONS } from './declarations.js';
+import { AUTHORIZER_VARIABLES, DECLARATIONS, qualifiedVariables } from './declarations.js';
 import { asEngineError, engineFor, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
 import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
@@ -39,6 +39,7 @@ import { CelActivation } from './activation.js';
 import { EvalState, plan, ProgramInstantiationError } from './runtime/index.js';
 import type { EvalOptions, Plan } from './runtime/index.js';
 import type { EngineError, EngineProgram } from './engine.js';
+import { AuthorizationPending } from './authorization.js';
 import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
 import type { Issue } from './issues.js';
@@ -124,6 +125,7 @@ function createCompiled(
   planned: Plan,
   outputType: string,
   constructions: readonly Construction[],
+  usesAuthorizer: boolean,
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
   const { evaluate: run, slotCount } = planned;
@@ -137,17 +139,22 @@ function createCompiled(
       const built: Record<string, unknown> = {};
       for (const name of names) {
         const value = activation[name];
-        built[name] = name === 'variables' ? (value ?? EMPTY_VARIABLES) : toCelValue(value ?? null);
+        if (name === 'variables') built[name] = value ?? EMPTY_VARIABLES;
+        // the authorizer values are CEL values already; left out, they stay unbound (`no such attribute(s)`)
+        else if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) built[name] = value;
+        else built[name] = toCelValue(value ?? null);
       }
       context = built;
     }
     try {
       return run(new EvalState(context, slotCount, options));
     } catch (error) {
+      // a check nobody has answered yet: not an evaluation error, the caller answers it and evaluates again
+      if (error instanceof AuthorizationPending) throw error;
       throw toEvaluationError(expression, error);
     }
   };
-  return Object.freeze({ expression, outputType, constructions, evaluate });
+  return Object.freeze({ expression, outputType, constructions, usesAuthorizer, evaluate });
 }
 
 /**
@@ -183,7 +190,7 @@ function compileUncached(request: CompileRequest): CompileResult {
   let program: EngineProgram;
   try {
     program = parseProgram(environment, source);
-    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames });
+    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables: qualifiedVariables(environment) });
   } catch (error) {
     const engineError = asEngineError(error);
     if (engineError === undefined) return internal(error);
@@ -236,7 +243,7 @@ function compileUncached(request: CompileRequest): CompileResult {
   } catch (error) {
     return internal(error);
   }
-  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions) };
+  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions, references.usesAuthorizer) };
 }
 
 function cacheKey(request: CompileRequest): string {
@@ -351,5 +358,5 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
       throw toEvaluationError(expression, error);
     }
   };
-  return { ok: true, compiled: Object.freeze({ expression, outputType, constructions: NO_CONSTRUCTIONS, evaluate }) };
+  return { ok: true, compiled: Object.freeze({ expression, outputType, constructions: NO_CONSTRUCTIONS, usesAuthorizer: false, evaluate }) };
 }

@@ -1,7 +1,8 @@
 // What each compile environment declares, after upstream's plugin/cel/compile.go (createEnvForOpts) and
 // composition.go: the root variables, and the field structure of the typed ones (request, namespaceObject,
 // variables) so that a misspelt field fails at load time with upstream's `undefined field '…'`.
-// `authorizer` is deliberately absent: this daemon has no API server to ask.
+// `authorizer` and `authorizer.requestResource` are declared where upstream declares them (HasAuthorizer: every
+// expression but a validation's messageExpression), typed as library/authz.go types them.
 
 import type { CelEnvironment } from './types.js';
 
@@ -87,28 +88,34 @@ export interface EnvironmentDeclarations {
   readonly composition: boolean;
 }
 
+/** compile.go createEnvForOpts with HasAuthorizer: the two authorizer variables and their types. */
+export const AUTHORIZER_VARIABLES: Readonly<Record<string, string>> = {
+  authorizer: 'kubernetes.authorization.Authorizer',
+  'authorizer.requestResource': 'kubernetes.authorization.ResourceCheck',
+};
+const AUTHORIZER = Object.keys(AUTHORIZER_VARIABLES);
+
 const POLICY: EnvironmentDeclarations = {
-  variables: ['object', 'oldObject', 'namespaceObject', 'request', 'params', 'variables'],
+  variables: ['object', 'oldObject', 'namespaceObject', 'request', 'params', ...AUTHORIZER, 'variables'],
   composition: true,
 };
 
 export const DECLARATIONS: Readonly<Record<CelEnvironment, EnvironmentDeclarations>> = {
   validatingPolicy: POLICY,
+  // plugin.go compilePolicy / validation.go validateMessageExpression: HasAuthorizer false
+  validatingPolicyMessage: { variables: ['object', 'oldObject', 'namespaceObject', 'request', 'params', 'variables'], composition: true },
   mutatingPolicy: POLICY,
   // The documented webhook matchCondition variables (admissionregistration/v1 MatchCondition): no params, no
   // namespaceObject, no composition. Upstream's shared compiler does declare namespaceObject here too (always
   // null at run time for webhooks); this daemon rejects it so that a condition that can never see a namespace
-  // fails at load instead of silently reading null.
-  webhookMatchCondition: { variables: ['object', 'oldObject', 'request'], composition: false },
+  // fails at load instead of silently reading null. accessors.go compiles them with HasAuthorizer.
+  webhookMatchCondition: { variables: ['object', 'oldObject', 'request', ...AUTHORIZER], composition: false },
 };
 
-/** Upstream declares these (HasAuthorizer); this daemon cannot, and says why. */
-export const UNSUPPORTED_VARIABLES: ReadonlyMap<string, string> = new Map([
-  [
-    'authorizer',
-    'authorizer is not supported by static-admissiond (it has no API server access to run authorization checks)',
-  ],
-]);
+/** The declared variables whose names are qualified (`authorizer.requestResource`), per environment. */
+export function qualifiedVariables(kind: CelEnvironment): ReadonlySet<string> {
+  return new Set(DECLARATIONS[kind].variables.filter((v) => v.includes('.')));
+}
 
 /** Root schema of a declared variable, if it is statically typed. */
 export function rootSchema(name: string, variableNames: readonly string[] | undefined, decl: EnvironmentDeclarations): Schema | undefined {

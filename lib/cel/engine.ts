@@ -4,7 +4,7 @@
 // an equivalent. The engine parses and type-checks; lib/cel/runtime evaluates (docs/adr/0001-cel-engine.md).
 
 import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
-import { DECLARATIONS } from './declarations.js';
+import { AUTHORIZER_VARIABLES, DECLARATIONS } from './declarations.js';
 import { declareLibraries, FULL_PROFILE, KUBERNETES_PROFILE } from './library.js';
 import { CONSTRUCT_FUNCTION, CONSTRUCT_SIGNATURE } from './objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
@@ -83,7 +83,7 @@ function createEngine(kind: CelEnvironment): Engine {
     unlistedVariablesAreDyn: false,
   });
   declareLibraries(env, KUBERNETES_PROFILE);
-  for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, 'dyn');
+  for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, AUTHORIZER_VARIABLES[name] ?? 'dyn');
   if (kind === 'mutatingPolicy') {
     // Upstream declares the JSONPatch library for mutation expressions (plugin/cel/compile.go hasPatchTypes).
     env.registerType('JsonPatchNamespace', JsonPatchNamespace);

@@ -22,6 +22,11 @@ export {
 } from './compile.js';
 export type { StandaloneCompileRequest } from './compile.js';
 export { CelActivation } from './activation.js';
+export type { AuthorizerBinding } from './activation.js';
+export { AUTHORIZATION_CHECK_COST, AuthorizationPending, authorizationError } from './authorization.js';
+export type { AuthorizationAttributes, AuthorizationChecker, AuthorizationDecision, AuthorizationUser, ParsedSelector, SelectorRequirement } from './authorization.js';
+export { authorizerValue, requestResourceValue } from './runtime/k8s/authz.js';
+export type { RequestResource } from './runtime/k8s/authz.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
 export { compositedVariableError } from './composition.js';
 export { constructionTypeOf } from './objects.js';

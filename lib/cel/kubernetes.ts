@@ -15,7 +15,11 @@ function declare(env: Environment, signatures: readonly string[]): void {
 }
 
 /** Opaque object types of the libraries, as cel-go names them. */
-const TYPES = ['kubernetes.URL', 'kubernetes.Quantity', 'net.IP', 'net.CIDR', 'kubernetes.Semver', 'kubernetes.NamedFormat'] as const;
+const AUTHZ = 'kubernetes.authorization';
+const TYPES = [
+  'kubernetes.URL', 'kubernetes.Quantity', 'net.IP', 'net.CIDR', 'kubernetes.Semver', 'kubernetes.NamedFormat',
+  `${AUTHZ}.Authorizer`, `${AUTHZ}.PathCheck`, `${AUTHZ}.GroupCheck`, `${AUTHZ}.ResourceCheck`, `${AUTHZ}.Decision`,
+] as const;
 
 export function declareKubernetesLibraries(env: Environment): void {
   // `net.IP` and `net.CIDR` name their types (cel-go resolves them as qualified identifiers).
@@ -110,6 +114,24 @@ export function declareKubernetesLibraries(env: Environment): void {
     ...FORMAT_NAMES.map((n) => `FormatNamespace.${n}(): kubernetes.NamedFormat`),
     'FormatNamespace.named(string): optional<kubernetes.NamedFormat>',
     'kubernetes.NamedFormat.validate(string): optional<list<string>>',
+  ]);
+  // library.Authz and library.AuthzSelectors (AuthorizeWithSelectors is GA in 1.34)
+  declare(env, [
+    `${AUTHZ}.Authorizer.path(string): ${AUTHZ}.PathCheck`,
+    `${AUTHZ}.Authorizer.group(string): ${AUTHZ}.GroupCheck`,
+    `${AUTHZ}.Authorizer.serviceAccount(string, string): ${AUTHZ}.Authorizer`,
+    `${AUTHZ}.GroupCheck.resource(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.ResourceCheck.subresource(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.ResourceCheck.namespace(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.ResourceCheck.name(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.ResourceCheck.fieldSelector(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.ResourceCheck.labelSelector(string): ${AUTHZ}.ResourceCheck`,
+    `${AUTHZ}.PathCheck.check(string): ${AUTHZ}.Decision`,
+    `${AUTHZ}.ResourceCheck.check(string): ${AUTHZ}.Decision`,
+    `${AUTHZ}.Decision.allowed(): bool`,
+    `${AUTHZ}.Decision.reason(): string`,
+    `${AUTHZ}.Decision.errored(): bool`,
+    `${AUTHZ}.Decision.error(): string`,
   ]);
   // ext.Sets
   declareNamespace(env, 'sets', 'SetsNamespace');

@@ -3,7 +3,7 @@
 // must exist, and fields of the statically typed variables (request, namespaceObject, variables) must exist.
 // Unlike the engine, which stops at its first error, this reports all of them, as cel-go does.
 
-import { DECLARATIONS, UNSUPPORTED_VARIABLES, fieldSchema, rootSchema } from './declarations.js';
+import { AUTHORIZER_VARIABLES, DECLARATIONS, fieldSchema, rootSchema } from './declarations.js';
 import type { EnvironmentDeclarations, Schema } from './declarations.js';
 import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
@@ -67,6 +67,8 @@ class ReferenceChecker {
   readonly issues: Issue[] = [];
   /** whether a list or map literal was seen (only then is the literal check worth running) */
   hasAggregateLiterals = false;
+  /** whether `authorizer` or `authorizer.requestResource` is read */
+  usesAuthorizer = false;
   private readonly declared: ReadonlySet<string>;
   private readonly functions: ReadonlySet<string>;
   private readonly decl: EnvironmentDeclarations;
@@ -139,10 +141,10 @@ class ReferenceChecker {
   private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): Schema | undefined {
     if (isBound(scope, name)) return undefined;
     if (!this.declared.has(name)) {
-      const why = UNSUPPORTED_VARIABLES.get(name);
-      this.report(node.pos, why === undefined ? undeclaredReference(name) : `${undeclaredReference(name)}: ${why}`);
+      this.report(node.pos, undeclaredReference(name));
       return undefined;
     }
+    if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) this.usesAuthorizer = true;
     return rootSchema(name, this.variableNames, this.decl);
   }
 
@@ -189,25 +191,15 @@ class ReferenceChecker {
       for (const a of rest) this.visit(a, inner);
       return;
     }
-    // `authorizer.path(…).check(…)`: the unsupported root is reported once, not each of its library calls.
-    if (!this.isUnsupportedChain(target, scope)) this.checkFunction(name, anchorOf(this.source, node));
+    this.checkFunction(name, anchorOf(this.source, node));
     for (const a of args) this.visit(a, scope);
-  }
-
-  private isUnsupportedChain(node: EngineNode, scope: Scope | undefined): boolean {
-    let root = node;
-    for (;;) {
-      if (root.op === '.' || root.op === '.?' || root.op === '[]' || root.op === '[?]') root = (root.args as [EngineNode])[0];
-      else if (root.op === 'rcall') root = (root.args as [string, EngineNode])[1];
-      else break;
-    }
-    return root.op === 'id' && UNSUPPORTED_VARIABLES.has(root.args as string) && !isBound(scope, root.args as string);
   }
 }
 
 export interface ReferenceCheck {
   readonly issues: readonly Issue[];
   readonly hasAggregateLiterals: boolean;
+  readonly usesAuthorizer: boolean;
 }
 
 const NOTHING_INSERTED = (): boolean => false;

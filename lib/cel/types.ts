@@ -16,11 +16,13 @@ export interface EvaluationOptions {
 
 /** Which upstream compiler environment an expression belongs to. */
 export type CelEnvironment =
-  /** VAP validations[].expression / messageExpression, auditAnnotations valueExpression, variables, policy & binding matchConditions */
+  /** VAP validations[].expression, auditAnnotations valueExpression, variables, matchConditions (with `authorizer`) */
   | 'validatingPolicy'
+  /** VAP validations[].messageExpression: the same without `authorizer` (HasAuthorizer false upstream) */
+  | 'validatingPolicyMessage'
   /** MAP mutations, variables, matchConditions */
   | 'mutatingPolicy'
-  /** Validating/MutatingWebhook matchConditions[].expression (no params, no namespaceObject, no variables) */
+  /** Validating/MutatingWebhook matchConditions[].expression (no params, no namespaceObject, no variables; `authorizer`) */
   | 'webhookMatchCondition';
 
 /**
@@ -60,6 +62,11 @@ export interface CompiledExpression {
    * fields, e.g. `JSONPatch{op: "add", path: p}` to `{op: 'add', path: p}`; constructionTypeOf() tells the type.
    */
   readonly constructions?: readonly Construction[];
+  /**
+   * Whether the expression reads `authorizer` or `authorizer.requestResource`: only then can its evaluation throw
+   * AuthorizationPending (see authorization.ts).
+   */
+  readonly usesAuthorizer?: boolean;
   /**
    * Evaluates with the given activation (object, oldObject, request, params, namespaceObject, variables). Throws
    * CelEvaluationError on an evaluation error, including when the runtime cost exceeds the per-call budget

@@ -9,6 +9,7 @@ import { defaultFeatureGates, parseFeatureGates } from '../config/feature-gates.
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { FlagSpec, ParsedFlags } from './flags.js';
 import { flagBool, flagString } from './flags.js';
+import { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 
 /** The repository / package root: this file is dist/lib/cli/common.js. */
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -28,6 +29,20 @@ export const configFlags: readonly FlagSpec[] = [
   { name: 'feature-gates', type: 'string', default: '', usage: 'comma-separated Gate=true|false: ManifestBasedAdmissionControlConfig, ExcludeAdmissionWebhookVirtualResources (both default true)' },
   { name: 'dev', type: 'boolean', default: false, usage: 'use the bundled example manifests under testdata/dev instead of --admission-config' },
 ];
+
+/** --authorization-kubeconfig: where `authorizer` checks go (serve, review; validate only to silence its warning). */
+export const authorizationFlag: FlagSpec = {
+  name: 'authorization-kubeconfig',
+  type: 'string',
+  default: '',
+  usage: 'kubeconfig (its current context) of the kube-apiserver that answers the SubjectAccessReviews of CEL authorizer checks; without it a check is an evaluation error under the failure policy',
+};
+
+/** The SubjectAccessReview client of --authorization-kubeconfig, if set. Throws KubeconfigError. */
+export function authorizationClientFrom(flags: ParsedFlags): SubjectAccessReviewClient | undefined {
+  const path = flagString(flags, 'authorization-kubeconfig');
+  return path === '' ? undefined : SubjectAccessReviewClient.fromKubeconfig(path);
+}
 
 /** The example manifests `--dev` serves: directories under testdata/dev, resolved to absolute paths at start. */
 export function devAdmissionSetup(): AdmissionSetup {

@@ -35,7 +35,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
     }
     switch (first) {
       case 'serve': return await serve(rest, io);
-      case 'validate': return validate(rest, io);
+      case 'validate': return await validate(rest, io);
       case 'hash': return hash(rest, io);
       case 'registration': return registration(rest, io);
       case 'review': return await review(rest, io);

@@ -18,7 +18,8 @@ import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage } from '../manifest/plugins.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
 import { encodeAdmissionReviewResponse, parseAdmissionReview, ReviewError } from '../server/review.js';
-import { admissionSetupFrom, configFlags, featureGatesFrom } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
+import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
@@ -28,6 +29,7 @@ export const reviewFlags: readonly FlagSpec[] = [
   { name: 'operation', type: 'string', default: 'validate', usage: 'the endpoint to run: validate or mutate' },
   { name: 'output', short: 'o', type: 'string', default: 'json', usage: 'json (the AdmissionReview response) or, with --operation mutate, yaml-object (the mutated object)' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
+  authorizationFlag,
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
 
@@ -48,7 +50,9 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
 
   let hooks: readonly PolicyHook[] = [];
   let webhooks: WebhookPlugins | undefined;
+  let authorization: SubjectAccessReviewClient | undefined;
   try {
+    authorization = authorizationClientFrom(flags);
     const gates = featureGatesFrom(flags);
     const plugins = admissionSetupFrom(flags, gates).plugins;
     // the static validating webhooks are called for real, as the daemon calls them, unless --skip-webhooks
@@ -67,6 +71,7 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
         snapshot: () => snapshot,
         logger: createLogger({ write: (line) => io.stderr(line + '\n'), source: 'review' }),
         excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+        ...(authorization === undefined ? {} : { authorization }),
       });
     }
     for (const p of plugins) {
@@ -80,10 +85,28 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
       }
     }
   } catch (err) {
+    await authorization?.close();
     io.stderr(`error: ${(err as Error).message}\n`);
     return 1;
   }
+  try {
+    return await reviewOne(source, { hooks, webhooks, authorization, operation, output }, io);
+  } finally {
+    await webhooks?.close();
+    await authorization?.close();
+  }
+}
 
+interface ReviewSetup {
+  readonly hooks: readonly PolicyHook[];
+  readonly webhooks: WebhookPlugins | undefined;
+  readonly authorization: SubjectAccessReviewClient | undefined;
+  readonly operation: 'validate' | 'mutate';
+  readonly output: string;
+}
+
+async function reviewOne(source: string, setup: ReviewSetup, io: CommandIO): Promise<number> {
+  const { hooks, webhooks, authorization, operation, output } = setup;
   let body: Buffer;
   try {
     body = source === '-' ? await (io.readStdin ?? (() => Promise.reject(new Error('no standard input'))))() : readFileSync(source);
@@ -101,16 +124,15 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
     }
     throw err;
   }
-  if (operation === 'mutate') return reviewMutation(parsed, hooks, webhooks, output, io);
-  let { response } = validateRequest({ request: parsed.request, policies: hooks });
+  if (operation === 'mutate') return reviewMutation(parsed, hooks, webhooks, authorization, output, io);
+  // the longest time kube-apiserver gives a webhook call
+  const ctx = { deadline: Date.now() + 30_000, signal: new AbortController().signal };
+  let { response } = await validateRequest({ request: parsed.request, policies: hooks }, { client: authorization, deadline: ctx.deadline });
   const validating = webhooks?.validating;
   if (validating !== undefined && response.allowed === true) {
-    // the longest time kube-apiserver gives a webhook call
-    const ctx = { deadline: Date.now() + 30_000, signal: new AbortController().signal };
     const dispatch = validating.dispatcher.dispatch(validating.hooks(), parsed.request, ctx);
     response = withWebhookVerdict(response, isVerdict(dispatch) ? dispatch : await dispatch.done);
   }
-  await webhooks?.close();
   const encoded = JSON.parse(encodeAdmissionReviewResponse(parsed, response).toString('utf8')) as unknown;
   io.stdout(JSON.stringify(encoded, null, 2) + '\n');
   for (const [original, answered] of shortenedKeysIn(hooks, response.auditAnnotations)) {
@@ -135,12 +157,11 @@ function shortenedKeysIn(hooks: readonly PolicyHook[], answered: Readonly<Record
 }
 
 /** `--operation mutate`: the /mutate chain (MutatingAdmissionPolicy, then the static mutating webhooks unless skipped). */
-async function reviewMutation(parsed: ReturnType<typeof parseAdmissionReview>, hooks: readonly PolicyHook[], webhooks: WebhookPlugins | undefined, output: string, io: CommandIO): Promise<number> {
-  const plugins: MutatingPlugin[] = [createMutatingPolicyPlugin({ hooks: () => hooks })];
+async function reviewMutation(parsed: ReturnType<typeof parseAdmissionReview>, hooks: readonly PolicyHook[], webhooks: WebhookPlugins | undefined, authorization: SubjectAccessReviewClient | undefined, output: string, io: CommandIO): Promise<number> {
+  const plugins: MutatingPlugin[] = [createMutatingPolicyPlugin({ hooks: () => hooks, ...(authorization === undefined ? {} : { authorization }) })];
   if (webhooks?.mutating) plugins.push(webhooks.mutating);
   // the longest time kube-apiserver gives a webhook call
   const { response, object } = await mutateRequest(parsed.request, plugins, { deadline: Date.now() + 30_000, signal: new AbortController().signal });
-  await webhooks?.close();
   if (output === 'yaml-object') {
     if (!response.allowed) {
       io.stderr(`denied: ${response.status?.message ?? ''}\n`);

@@ -30,9 +30,10 @@ import { createLogger } from '../log/logger.js';
 import type { LogFormat } from '../log/logger.js';
 import { createReloadMetrics } from '../metrics/reload.js';
 import { pluginKinds } from '../manifest/plugins.js';
-import { manifestWarnings } from '../manifest/warnings.js';
+import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
-import { admissionSetupFrom, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
+import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
@@ -53,6 +54,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
   { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'with --write-registration: send kube-system and kube-node-lease too' },
+  authorizationFlag,
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
   { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
@@ -109,7 +111,11 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     try {
       const snapshot = source.loadInitial();
       const kinds = pluginKinds[source.plugin];
-      for (const warning of manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources })) {
+      const warnings = [
+        ...manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }),
+        ...authorizerWarnings(snapshot.compiled, flagString(flags, 'authorization-kubeconfig') !== ''),
+      ];
+      for (const warning of warnings) {
         log.info('Manifest warning', { plugin: source.plugin, warning });
       }
     } catch (err) {
@@ -121,6 +127,17 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     }
   }
 
+  // Where `authorizer` checks go: read now, an unusable kubeconfig fails startup (without it, checks fail as
+  // evaluation errors under each policy's failure policy).
+  let authorization: SubjectAccessReviewClient | undefined;
+  try {
+    authorization = authorizationClientFrom(flags);
+  } catch (err) {
+    log.error(err, 'Failed to load the authorization kubeconfig', { kubeconfig: flagString(flags, 'authorization-kubeconfig') });
+    return 1;
+  }
+  const authorizationOption = authorization === undefined ? {} : { authorization };
+
   // The static webhooks' plugins: their kubeconfig credentials are read now (an unreadable one fails startup).
   let webhookPlugins: WebhookPlugins;
   try {
@@ -130,8 +147,10 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       registry,
       logger: log.with('webhook'),
       excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+      ...authorizationOption,
     });
   } catch (err) {
+    await authorization?.close();
     log.error(err, 'Failed to load the webhook kubeconfig', { plugins: setup.plugins.filter((p) => p.kubeConfigFile !== '').map((p) => `${p.plugin}=${p.kubeConfigFile}`) });
     return 1;
   }
@@ -139,7 +158,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
   // The policy pool: the workers compile the current snapshot now, and every reloaded one as it comes.
   const pool = policies && workers > 0
-    ? new PolicyPool({ threads: workers, snapshot: policies.current(), plugin: policies.plugin, registry, logger: log.with('policy-pool') })
+    ? new PolicyPool({ threads: workers, snapshot: policies.current(), plugin: policies.plugin, registry, logger: log.with('policy-pool'), authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig') })
     : undefined;
   if (pool && policies) {
     policies.on('reload', (event) => {
@@ -161,6 +180,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     snapshot: () => policies?.current(),
     pool,
     policyMetrics,
+    ...authorizationOption,
     ...(webhookPlugins.validating ? { webhooks: webhookPlugins.validating } : {}),
   });
   // POST /mutate: MutatingAdmissionPolicy, then MutatingAdmissionWebhook (appended here when configured)
@@ -172,6 +192,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       return snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
     },
     onChecks: (checks) => mutatingPolicyMetrics.recordChecks(checks),
+    ...authorizationOption,
   }), ...(webhookPlugins.mutating ? [webhookPlugins.mutating] : [])];
   const mutate = createMutateHandler(mutatingPlugins);
 
@@ -277,6 +298,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   // stop taking admission requests and drain them first, then the reload loops, then health
   await admission.close();
   await webhookPlugins.close();
+  await authorization?.close();
   stop.abort();
   await Promise.all(loops);
   await pool?.close();

@@ -6,10 +6,10 @@ import type { PluginSetup } from '../config/admission-config.js';
 import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage, isPluginName, pluginKinds, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
-import { manifestWarnings } from '../manifest/warnings.js';
+import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
-import { admissionSetupFrom, configFlags, featureGatesFrom } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
@@ -28,6 +28,7 @@ export const validateFlags: readonly FlagSpec[] = [
   { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'the registration sends kube-system and kube-node-lease too: no warning for policies that would lose coverage there' },
   { name: 'warnings-as-errors', type: 'boolean', default: false, usage: 'exit 1 when there are warnings' },
+  { ...authorizationFlag, usage: 'the kubeconfig serve will answer CEL authorizer checks with (checked, and no warning about policies using authorizer)' },
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
 
@@ -49,6 +50,8 @@ export interface ValidateReport {
 interface RegistrationChecks {
   readonly registrationFile: string;
   readonly includeSystemNamespaces: boolean;
+  /** --authorization-kubeconfig was given: no warning about policies that use `authorizer` */
+  readonly authorizationConfigured?: boolean;
 }
 
 /** Keys a policy's audit annotations and Audit action are answered under, where they differ from `<policy>_<key>`. */
@@ -76,7 +79,7 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
       const snapshot = loadSnapshotSync(plugin, dir);
       const kinds = pluginKinds[plugin];
       loaded.push({ plugin, manifests: snapshot.manifests });
-      const warnings = manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions);
+      const warnings = [...manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions), ...authorizerWarnings(snapshot.compiled, checks.authorizationConfigured === true)];
       if (!checks.includeSystemNamespaces) warnings.push(...systemNamespaceWarnings({ plugin, manifests: snapshot.manifests }));
       const auditAnnotationKeys = shortenedAuditKeys(snapshot.manifests);
       report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings, ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}) });
@@ -113,7 +116,7 @@ function renderText(report: ValidateReport, io: CommandIO): void {
   for (const e of report.errors) io.stderr(`error: ${e.plugin === '' ? '' : `${e.plugin}: `}${e.message}\n`);
 }
 
-export function validate(argv: readonly string[], io: CommandIO): number {
+export async function validate(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, validateFlags);
   if (flagBool(flags, 'help')) {
     io.stdout(usageText('static-admissiond validate [--admission-config F | --plugin NAME DIR] [-o json]', 'Loads manifest directories exactly as the daemon would and reports counts, content hashes and warnings. Exit 0 when valid, 1 otherwise.', validateFlags));
@@ -125,6 +128,10 @@ export function validate(argv: readonly string[], io: CommandIO): number {
   const checks: RegistrationChecks = { registrationFile: flagString(flags, 'registration'), includeSystemNamespaces: flagBool(flags, 'include-system-namespaces') };
   try {
     const gates = featureGatesFrom(flags);
+    // the kubeconfig is read as serve reads it, so that a broken one is an error here too
+    const authorization = authorizationClientFrom(flags);
+    await authorization?.close();
+    const authorizationConfigured = authorization !== undefined;
     const plugin = flagString(flags, 'plugin');
     if (plugin !== '') {
       if (!isPluginName(plugin)) throw new UsageError(`unknown plugin ${JSON.stringify(plugin)}: must be one of ${pluginNames.join(', ')}`);
@@ -132,10 +139,10 @@ export function validate(argv: readonly string[], io: CommandIO): number {
       // an empty path is refused by the loader (manifest.LoadFiles), never resolved to the working directory
       const dir = flags.positional[0] === '' ? '' : resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
-      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, checks);
+      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
     } else {
       if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}: use --plugin NAME DIR to validate one directory`);
-      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, checks);
+      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -53,9 +53,9 @@ class ExpressionCompiler {
   readonly errors: string[] = [];
   constructor(private readonly environment: CelEnvironment) {}
 
-  add(path: string, expression: string | undefined, expect: ExpectedResult, variableNames: readonly string[] = [], name?: string): void {
+  add(path: string, expression: string | undefined, expect: ExpectedResult, variableNames: readonly string[] = [], name?: string, environment = this.environment): void {
     if (expression === undefined || expression === '') return;
-    const result = compileExpression({ expression, environment: this.environment, variableNames, expect });
+    const result = compileExpression({ expression, environment, variableNames, expect });
     if (result.ok) this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
     else this.errors.push(`${path}: ${result.message}`);
   }
@@ -106,7 +106,8 @@ function compilePolicy(plugin: PluginName, policy: AdmissionPolicy): NamedExpres
     const vap = spec as NonNullable<ValidatingAdmissionPolicy['spec']>;
     (vap.validations ?? []).forEach((v, i) => {
       cel.add(`spec.validations[${i}].expression`, v.expression, 'bool', variableNames);
-      cel.add(`spec.validations[${i}].messageExpression`, v.messageExpression, 'string', variableNames);
+      // no `authorizer` in a messageExpression (plugin.go compilePolicy: HasAuthorizer false)
+      cel.add(`spec.validations[${i}].messageExpression`, v.messageExpression, 'string', variableNames, undefined, 'validatingPolicyMessage');
     });
     (vap.auditAnnotations ?? []).forEach((a, i) => {
       cel.add(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, 'stringOrNull', variableNames, a.key);

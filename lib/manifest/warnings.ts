@@ -3,6 +3,7 @@
 // failurePolicy Fail puts every request of the cluster behind this daemon.
 import type { LabelSelector, MatchResources, NamedRuleWithOperations, RuleWithOperations } from '../api/types.js';
 import type { AdmissionPolicy, AdmissionPolicyBinding, LoadedManifests } from './load.js';
+import type { CompiledManifests } from './compile.js';
 import { selectorKeys } from './selector.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
@@ -134,4 +135,17 @@ export function manifestWarnings(primaryKind: string, bindingKind: string | unde
   }
   return loaded.policies.flatMap((p) => policyWarnings(primaryKind, p,
     loaded.bindings.filter((b) => b.spec?.policyName === p.metadata?.name), bindingKind ?? ''));
+}
+
+/**
+ * A policy or webhook whose expressions use `authorizer` when no --authorization-kubeconfig is set: it loads (as it
+ * would in-tree) but every check is an evaluation error, so its failure policy decides.
+ */
+export function authorizerWarnings(compiled: CompiledManifests, authorizationConfigured: boolean): string[] {
+  if (authorizationConfigured) return [];
+  const advice = 'uses authorizer, but no --authorization-kubeconfig is set: every check is an evaluation error and the failure policy applies';
+  if (compiled.family === 'policy') {
+    return compiled.hooks.flatMap((h) => (h.expressions.some((e) => e.compiled.usesAuthorizer === true) ? [`${describe(h.policy.kind ?? '', h.policy.metadata?.name)} ${advice}`] : []));
+  }
+  return compiled.webhooks.flatMap((w) => (w.matchConditions.some((c) => c.compiled.usesAuthorizer === true) ? [`webhook "${w.webhook.name ?? ''}" of ${w.configurationName}: matchConditions ${advice}`] : []));
 }

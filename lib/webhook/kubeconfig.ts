@@ -62,6 +62,16 @@ export interface Credentials {
 export interface Kubeconfig {
   readonly users: ReadonlyMap<string, AuthInfo>;
   readonly currentUser: string | undefined;
+  /** the current context's cluster, when the kubeconfig has one */
+  readonly currentCluster?: ClusterInfo;
+}
+
+/** A kubeconfig cluster: the server URL and the CA to verify it with (files resolved to absolute paths). */
+export interface ClusterInfo {
+  readonly server: string;
+  readonly certificateAuthority?: string;
+  readonly certificateAuthorityData?: string;
+  readonly insecureSkipTLSVerify?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -146,12 +156,28 @@ export function kubeconfigFrom(doc: unknown, baseDir: string, path = '<inline>')
     users.set(entry.name, info as AuthInfo);
   }
   let currentUser: string | undefined;
+  let currentCluster: ClusterInfo | undefined;
   const current = str(doc['current-context']);
   if (current !== undefined && Array.isArray(doc.contexts)) {
     const ctx = doc.contexts.find((c): c is Record<string, unknown> => isObject(c) && c.name === current);
-    if (ctx && isObject(ctx.context)) currentUser = str(ctx.context.user);
+    if (ctx && isObject(ctx.context)) {
+      currentUser = str(ctx.context.user);
+      const clusterName = str(ctx.context.cluster);
+      const entry = Array.isArray(doc.clusters) ? doc.clusters.find((c): c is Record<string, unknown> => isObject(c) && c.name === clusterName) : undefined;
+      if (entry !== undefined && isObject(entry.cluster)) {
+        const c = entry.cluster;
+        const info: Record<string, unknown> = {
+          server: str(c.server) ?? '',
+          certificateAuthority: file(c['certificate-authority']),
+          certificateAuthorityData: str(c['certificate-authority-data']),
+          insecureSkipTLSVerify: c['insecure-skip-tls-verify'] === true ? true : undefined,
+        };
+        for (const k of Object.keys(info)) if (info[k] === undefined) delete info[k];
+        currentCluster = info as unknown as ClusterInfo;
+      }
+    }
   }
-  return { users, currentUser };
+  return currentCluster === undefined ? { users, currentUser } : { users, currentUser, currentCluster };
 }
 
 /** The host:port key a webhook URL is looked up by (ClientManager.hookClientConfig). */

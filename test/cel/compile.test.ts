@@ -238,22 +238,34 @@ describe('compileExpression: declarations', () => {
   });
 });
 
-describe('compileExpression: authorizer is not available', () => {
+// k8s.io/apiserver pkg/admission/plugin/cel/compile.go createEnvForOpts: `authorizer` and
+// `authorizer.requestResource` are declared with HasAuthorizer, which every expression has but a validation's
+// messageExpression (policy/validating/plugin.go compilePolicy; apis validation.go validateMessageExpression).
+describe('compileExpression: authorizer', () => {
   for (const environment of ['validatingPolicy', 'mutatingPolicy', 'webhookMatchCondition'] as const) {
-    it(`rejects authorizer in ${environment} with an explanation, once per expression`, () => {
-      const message = failure("authorizer.group('apps').resource('deployments').check('create').allowed()", environment, 'bool');
-      assert.equal(
-        message,
-        "compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container ''): " +
-          'authorizer is not supported by static-admissiond (it has no API server access to run authorization checks)\n' +
-          " | authorizer.group('apps').resource('deployments').check('create').allowed()\n" +
-          ' | ^',
-      );
+    it(`is declared in ${environment}, typed as library/authz.go types it`, () => {
+      const c = compiled("authorizer.group('apps').resource('deployments').namespace('ns').name('d').subresource('scale').check('create').allowed()", environment, 'bool');
+      assert.equal(c.outputType, 'bool');
+      assert.equal(c.usesAuthorizer, true);
+      assert.equal(compiled("authorizer.requestResource.check('delete').reason()", environment, 'string').outputType, 'string');
+      assert.equal(compiled("authorizer.path('/healthz').check('get').errored() || authorizer.serviceAccount('ns', 'sa').path('/x').check('get').error() == ''", environment, 'bool').outputType, 'bool');
+      assert.equal(compiled("authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n').labelSelector('a=b').check('list').allowed()", environment, 'bool').outputType, 'bool');
+      assert.equal(compiled('object.x == 1', environment, 'bool').usesAuthorizer, false);
     });
   }
 
-  it('rejects authorizer.requestResource too', () => {
-    assert.match(failure("object.x == 1 || authorizer.requestResource.check('delete').allowed()"), /<input>:1:18: undeclared reference to 'authorizer'.*not supported by static-admissiond/);
+  it('is undeclared in a messageExpression: upstream\'s checker error', () => {
+    assert.equal(
+      failure("authorizer.requestResource.check('get').reason()", 'validatingPolicyMessage', 'string'),
+      "compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n" +
+        " | authorizer.requestResource.check('get').reason()\n" +
+        ' | ^',
+    );
+  });
+
+  it('rejects calls its types lack (type-checked)', () => {
+    assert.match(failure("authorizer.resource('pods')", 'validatingPolicy', 'any'), /found no matching overload for 'resource' applied to 'kubernetes\.authorization\.Authorizer/);
+    assert.match(failure("authorizer.requestResource.check('get')", 'validatingPolicy', 'bool'), /must evaluate to bool but got kubernetes\.authorization\.Decision/);
   });
 });
 

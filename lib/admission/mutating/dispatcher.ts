@@ -11,7 +11,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
-import { CelActivation, toCelValue } from '../../cel/index.js';
+import { AuthorizationPending, CelActivation, toCelValue } from '../../cel/index.js';
+import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched } from '../matching/index.js';
 import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
@@ -58,6 +60,8 @@ export interface PassContext {
   setShouldReinvoke(): void;
   readonly deadline?: number;
   readonly signal?: AbortSignal;
+  /** answers `authorizer` checks (none: each check is an evaluation error) */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 interface Invocation {
@@ -124,6 +128,7 @@ function matchConditions(policy: CompiledMutatingPolicy, activation: CelActivati
     try {
       if (condition.compiled.evaluate(activation, options) === false) return { matches: false };
     } catch (err) {
+      if (err instanceof AuthorizationPending) throw err;
       errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
@@ -132,8 +137,12 @@ function matchConditions(policy: CompiledMutatingPolicy, activation: CelActivati
   return policy.failurePolicy === 'Ignore' ? { matches: false } : { error: aggregateErrors(errors) };
 }
 
-/** Runs one pass of the plugin on `object` (not modified). */
-export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): MutatingPass {
+/**
+ * Runs one pass of the plugin on `object` (not modified). The checks `authorizer` makes are cached for the pass, as
+ * upstream's dispatcher caches them for each Dispatch; a policy that uses it is evaluated again once its checks are
+ * answered (admission/authorization.ts).
+ */
+export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): Promise<MutatingPass> {
   const checks: MutationCheck[] = [];
   // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
   if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
@@ -200,15 +209,19 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
       }
       let celRequest_ = celRequests.get(invocation.target);
       if (celRequest_ === undefined) celRequests.set(invocation.target, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
-      const invoked = base.withRequest(celRequest_);
+      let invoked = base.withRequest(celRequest_);
+      if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
       return invocation.policy.variables.length === 0 ? invoked : invoked.withVariables(lazyVariables(invocation.policy.variables, invoked));
     };
     let last: Versioned | undefined;
+    const authorizer = new RequestAuthorizer({ client: ctx.authorization, deadline: ctx.deadline ?? Date.now() + 10_000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
+    /** `evaluate` as it is, or until its authorizer checks are answered */
+    const authorized = async <T>(policy: CompiledMutatingPolicy, evaluate: () => T): Promise<T> => (policy.usesAuthorizer ? evaluateAuthorized(authorizer, evaluate) : evaluate());
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
       const v = versionedFor(invocation.target);
       if (policy.matchConditions.length > 0) {
-        const matched = matchConditions(policy, activationFor(invocation, v), options);
+        const matched = await authorized(policy, () => matchConditions(policy, activationFor(invocation, v), options));
         if ('error' in matched) {
           errors.push({ policy, binding, message: matched.error, reason: 'Invalid' });
           continue;
@@ -225,7 +238,8 @@ export function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: 
         if (v.object === null || v.object === undefined) continue;
         const started = process.hrtime.bigint();
         const kind = objectKind(v.kind, v.object);
-        const outcome = applyMutation(mutation, activationFor(invocation, v), v.object, kind, options);
+        const current = v.object;
+        const outcome = await authorized(policy, () => applyMutation(mutation, activationFor(invocation, v), current, kind, options));
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         if (!outcome.ok) {
           checks.push({ policy: policy.name, binding, errorType: errorType(outcome.error), seconds });

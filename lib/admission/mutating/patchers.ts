@@ -2,7 +2,7 @@
 // then apply its JSON Patch (json_patch.go) or merge its apply configuration (smd.go). Errors carry upstream's text;
 // `internal` marks upstream's StatusErrors (the patched object does not decode), which fail the request whatever the
 // failure policy.
-import { celValueToJson } from '../../cel/index.js';
+import { AuthorizationPending, celValueToJson } from '../../cel/index.js';
 import type { CelActivation, EvaluationOptions } from '../../cel/index.js';
 import { applyJsonPatch, PatchError } from './json-patch.js';
 import type { PatchOperation } from './json-patch.js';
@@ -46,6 +46,8 @@ function evaluate(mutation: CompiledMutation, activation: CelActivation, options
   try {
     return { value: mutation.compiled.evaluate(activation, options) };
   } catch (err) {
+    // not an outcome: the mutation is evaluated again once the check is answered (admission/authorization.ts)
+    if (err instanceof AuthorizationPending) throw err;
     return { error: `expression '${mutation.compiled.expression}' resulted in error: ${errorMessage(err)}` };
   }
 }

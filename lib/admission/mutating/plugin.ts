@@ -5,21 +5,25 @@ import type { PolicyHook } from '../../manifest/compile.js';
 import { dispatchMutatingPolicies } from './dispatcher.js';
 import type { MutationCheck } from './dispatcher.js';
 import { PolicyReinvocationState } from './reinvocation.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 
 export interface MutatingPolicyPluginOptions {
   /** the MutatingAdmissionPolicy snapshot's hooks, read per request */
   readonly hooks: () => readonly PolicyHook[];
   /** called with the mutations evaluated in each pass (metrics) */
   readonly onChecks?: (checks: readonly MutationCheck[]) => void;
+  /** answers `authorizer` checks */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 export function createMutatingPolicyPlugin(options: MutatingPolicyPluginOptions): MutatingPlugin {
   return {
     name: 'MutatingAdmissionPolicy',
-    admit(attributes, ctx) {
+    async admit(attributes, ctx) {
       const reinvocation = attributes.reinvocation;
       const state = reinvocation.value('MutatingAdmissionPolicy', () => new PolicyReinvocationState());
-      const pass = dispatchMutatingPolicies(options.hooks(), attributes.request, attributes.object, {
+      const pass = await dispatchMutatingPolicies(options.hooks(), attributes.request, attributes.object, {
+        ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
         isReinvoke: reinvocation.isReinvoke,
         state,
         setShouldReinvoke: () => reinvocation.setShouldReinvoke(),
@@ -28,7 +32,7 @@ export function createMutatingPolicyPlugin(options: MutatingPolicyPluginOptions)
       });
       if (pass.checks.length > 0) options.onChecks?.(pass.checks);
       attributes.object = pass.object;
-      return Promise.resolve(pass.status === undefined ? { allowed: true } : { allowed: false, status: pass.status });
+      return pass.status === undefined ? { allowed: true } : { allowed: false, status: pass.status };
     },
   };
 }

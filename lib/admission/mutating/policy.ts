@@ -13,6 +13,8 @@ export interface CompiledMutation {
 
 export interface CompiledMutatingPolicy {
   readonly name: string;
+  /** some expression reads `authorizer` (its evaluation may wait for SubjectAccessReviews) */
+  readonly usesAuthorizer: boolean;
   readonly failurePolicy: 'Fail' | 'Ignore';
   readonly reinvocationPolicy: 'Never' | 'IfNeeded';
   readonly variables: readonly CompiledVariable[];
@@ -29,6 +31,7 @@ export function compiledMutatingPolicy(hook: PolicyHook): CompiledMutatingPolicy
   const spec = (hook.policy as MutatingAdmissionPolicy).spec ?? {};
   const policy: CompiledMutatingPolicy = {
     name: hook.policy.metadata?.name ?? '',
+    usesAuthorizer: hook.expressions.some((e) => e.compiled.usesAuthorizer === true),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     reinvocationPolicy: spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never',
     variables: (spec.variables ?? []).flatMap((v, i) => {

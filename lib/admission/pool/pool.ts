@@ -72,6 +72,8 @@ export interface PolicyPoolOptions {
   readonly snapshotWaitMs?: number;
   /** test-only: request uids that make a worker exit or hang (protocol.ts) */
   readonly testHooks?: boolean;
+  /** --authorization-kubeconfig: each worker sends the SubjectAccessReviews of its `authorizer` checks with it */
+  readonly authorizationKubeconfig?: string;
 }
 
 export interface EvaluationContext {
@@ -135,6 +137,7 @@ export class PolicyPool {
       snapshotWaitMs: options.snapshotWaitMs ?? 5_000,
       watchdog,
       testHooks: options.testHooks === true,
+      authorizationKubeconfig: options.authorizationKubeconfig ?? '',
     };
     this.#piscina = new Piscina({
       filename: workerFile,

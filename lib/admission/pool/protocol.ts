@@ -27,6 +27,8 @@ export interface PolicyWorkerData {
   readonly watchdog: SharedArrayBuffer;
   /** test-only request uids that make the worker exit or hang (see workers/policy-worker.ts) */
   readonly testHooks: boolean;
+  /** --authorization-kubeconfig ('' when unset): the worker's own SubjectAccessReview client reads it */
+  readonly authorizationKubeconfig: string;
 }
 
 /** Main → workers. `to` set: only that worker (by threadId) installs it; unset: every worker does. */

@@ -14,7 +14,8 @@ import { isVerdict } from '../webhooks/validating.js';
 import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../webhooks/validating.js';
 import { finishValidation, startValidation, withWebhookVerdict } from '../validate.js';
 import type { PendingValidation } from '../validate.js';
-import { evaluatePlan, failedEvaluations } from '../validating/dispatcher.js';
+import { evaluatePlan, evaluatePlanAuthorized, failedEvaluations, planUsesAuthorizer } from '../validating/dispatcher.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import type { PolicyPool } from './pool.js';
 
 export interface ReviewInput {
@@ -34,6 +35,8 @@ export interface ValidateHandlerOptions {
   /** the pool evaluating policies; undefined: evaluate on the main thread (--workers 0, and the benchmark baseline) */
   readonly pool: PolicyPool | undefined;
   readonly policyMetrics?: PolicyMetrics;
+  /** answers `authorizer` checks evaluated on this thread (the workers make their own from the same kubeconfig) */
+  readonly authorization?: SubjectAccessReviewClient;
   /** the ValidatingAdmissionWebhook plugin: its snapshot's webhooks (read per request) and the dispatcher calling them */
   readonly webhooks?: {
     readonly hooks: () => readonly StaticWebhook[];
@@ -83,7 +86,10 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
       }
       const pending = start.pending;
       if (pool === undefined) {
-        const outcome = finishValidation(pending, evaluatePlan(pending.plan, pending.request));
+        const evaluations = planUsesAuthorizer(pending.plan)
+          ? await evaluatePlanAuthorized(pending.plan, pending.request, { client: options.authorization, deadline: ctx.deadline, signal: ctx.signal })
+          : evaluatePlan(pending.plan, pending.request);
+        const outcome = finishValidation(pending, evaluations);
         policyMetrics?.recordChecks(outcome.checks);
         return withWebhooks(review, outcome.response, ctx);
       }

@@ -11,6 +11,9 @@ import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { ValidatingAdmissionPolicyBinding } from '../../api/types.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { CelActivation } from '../../cel/index.js';
+import type { AuthorizationChecker, AuthorizerBinding } from '../../cel/index.js';
+import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
+import type { RequestAuthorizerOptions } from '../authorization.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
 import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
@@ -145,6 +148,14 @@ export class EvaluationRequest {
     this.#bases.push({ target, base });
     return base;
   }
+
+  #authz: { readonly checker: AuthorizationChecker; readonly binding: AuthorizerBinding } | undefined;
+
+  /** `authorizer` and `authorizer.requestResource` for this request, checks going to `checker`. */
+  authorizerBinding(checker: AuthorizationChecker): AuthorizerBinding {
+    if (this.#authz?.checker !== checker) this.#authz = { checker, binding: authorizerBinding(this.request, checker) };
+    return this.#authz.binding;
+  }
 }
 
 function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
@@ -153,12 +164,37 @@ function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
     a.resource.group === b.resource.group && a.resource.version === b.resource.version && a.resource.resource === b.resource.resource;
 }
 
-/** Evaluates one policy for the request, invoked as `target`. */
+/**
+ * The activations a policy is evaluated with: matchConditions and validations see `authorizer` (bound to
+ * `authorizer` when the policy uses it), messageExpressions and auditAnnotations do not, and then each has its own
+ * lazily evaluated variables, as each of upstream's filters does.
+ */
+function policyActivations(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, authorizer: AuthorizationChecker | undefined): [CelActivation, CelActivation] {
+  const base = request.base(target);
+  const withVariables = (a: CelActivation): CelActivation => (policy.variables.length === 0 ? a : a.withVariables(lazyVariables(policy.variables, a)));
+  if (!policy.usesAuthorizer || authorizer === undefined) {
+    const shared = withVariables(base);
+    return [shared, shared];
+  }
+  return [withVariables(base.withAuthorizer(request.authorizerBinding(authorizer))), withVariables(base)];
+}
+
+/**
+ * Evaluates one policy for the request, invoked as `target`, on the calling thread. A policy that uses `authorizer`
+ * is evaluated with no way to answer checks: each is the evaluation error NO_AUTHORIZATION_KUBECONFIG (use
+ * evaluatePlannedPolicyAuthorized to answer them).
+ */
 export function evaluatePlannedPolicy(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget): PolicyEvaluation {
   const started = performance.now();
-  const base = request.base(target);
-  const activation = policy.variables.length === 0 ? base : base.withVariables(lazyVariables(policy.variables, base));
-  const value = validatePolicy(policy, activation);
+  const authorizer = policy.usesAuthorizer ? new RequestAuthorizer({ client: undefined, deadline: 0 }) : undefined;
+  const value = validatePolicy(policy, ...policyActivations(policy, request, target, authorizer));
+  return { value, seconds: (performance.now() - started) / 1e3 };
+}
+
+/** Evaluates a policy that uses `authorizer`, its checks answered by `authorizer` (one per request, shared). */
+export async function evaluatePlannedPolicyAuthorized(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, authorizer: RequestAuthorizer): Promise<PolicyEvaluation> {
+  const started = performance.now();
+  const value = await evaluateAuthorized(authorizer, () => validatePolicy(policy, ...policyActivations(policy, request, target, authorizer)));
   return { value, seconds: (performance.now() - started) / 1e3 };
 }
 
@@ -170,6 +206,28 @@ export function evaluatePlan(plan: ValidatingPlan, request: AdmissionRequest): P
     const p = plan.policies[i]!;
     return evaluatePlannedPolicy(p.policy, prepared, p.target!);
   });
+}
+
+/** Whether evaluating the plan may send SubjectAccessReviews. */
+export function planUsesAuthorizer(plan: ValidatingPlan): boolean {
+  return plan.evaluate.some((i) => plan.policies[i]!.policy.usesAuthorizer);
+}
+
+/**
+ * evaluatePlan with the checks of `authorizer` policies answered (one RequestAuthorizer for the request: a check
+ * two policies make is reviewed once, as upstream's dispatcher shares one CachingAuthorizer).
+ */
+export async function evaluatePlanAuthorized(plan: ValidatingPlan, request: AdmissionRequest, options: RequestAuthorizerOptions): Promise<PolicyEvaluation[]> {
+  const prepared = new EvaluationRequest(request);
+  const authorizer = new RequestAuthorizer(options);
+  const evaluations: PolicyEvaluation[] = [];
+  for (const i of plan.evaluate) {
+    const p = plan.policies[i]!;
+    evaluations.push(p.policy.usesAuthorizer
+      ? await evaluatePlannedPolicyAuthorized(p.policy, prepared, p.target!, authorizer)
+      : evaluatePlannedPolicy(p.policy, prepared, p.target!));
+  }
+  return evaluations;
 }
 
 /**

@@ -1,6 +1,7 @@
 // One ValidatingAdmissionPolicy evaluated for one request (upstream's validator.Validate): matchConditions, then
 // every validation with its message rules, then audit annotations. Failures follow the policy's failurePolicy.
 import type { ValidatingAdmissionPolicy } from '../../api/types.js';
+import { AuthorizationPending } from '../../cel/index.js';
 import type { CelActivation, CompiledExpression } from '../../cel/index.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import type { CompiledVariable } from '../activation.js';
@@ -45,6 +46,8 @@ interface CompiledValidation {
 /** A policy hook's expressions by role, in spec order (built once per hook). */
 export interface CompiledPolicy {
   readonly name: string;
+  /** some expression reads `authorizer` (its evaluation may wait for SubjectAccessReviews) */
+  readonly usesAuthorizer: boolean;
   readonly failurePolicy: 'Fail' | 'Ignore';
   readonly variables: readonly CompiledVariable[];
   readonly matchConditions: ReadonlyArray<{ readonly name: string; readonly compiled: CompiledExpression }>;
@@ -63,6 +66,7 @@ export function compiledPolicy(hook: PolicyHook): CompiledPolicy {
   const get = (path: string): CompiledExpression | undefined => byPath.get(path)?.compiled;
   const policy: CompiledPolicy = {
     name: hook.policy.metadata?.name ?? '',
+    usesAuthorizer: hook.expressions.some((e) => e.compiled.usesAuthorizer === true),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     variables: (spec.variables ?? []).flatMap((v, i) => {
       const compiled = get(`spec.variables[${i}].expression`);
@@ -104,6 +108,8 @@ function evaluate(compiled: CompiledExpression, activation: Activation): { value
   try {
     return { value: compiled.evaluate(activation) };
   } catch (err) {
+    // not an outcome: the whole policy is evaluated again once the check is answered (admission/authorization.ts)
+    if (err instanceof AuthorizationPending) throw err;
     return { error: evaluationError(compiled.expression, err) };
   }
 }
@@ -143,7 +149,12 @@ function denyMessage(validation: CompiledValidation, activation: Activation): st
   return message;
 }
 
-export function validatePolicy(policy: CompiledPolicy, activation: Activation): ValidateResult {
+/**
+ * Evaluates the policy. `unbound` is what messageExpressions and auditAnnotations read: upstream evaluates them
+ * without the authorizer (validator.go: expressionOptionalVars and the audit annotation bindings carry none), each
+ * filter with its own composition variables; by default the same activation.
+ */
+export function validatePolicy(policy: CompiledPolicy, activation: Activation, unbound: Activation = activation): ValidateResult {
   const onError: DecisionAction = policy.failurePolicy === 'Ignore' ? 'admit' : 'deny';
   if (policy.matchConditions.length > 0) {
     const matched = matchConditions(policy, activation);
@@ -154,10 +165,10 @@ export function validatePolicy(policy: CompiledPolicy, activation: Activation): 
     const result = evaluate(validation.compiled, activation);
     if ('error' in result) return { action: onError, evaluation: 'error', message: result.error, index };
     if (result.value === true) return { action: 'admit', evaluation: 'admit', message: '', index };
-    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, activation), reason: validation.reason ?? 'Invalid', index };
+    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, unbound), reason: validation.reason ?? 'Invalid', index };
   });
   const auditAnnotations = policy.auditAnnotations.map((a): AuditAnnotationResult => {
-    const result = evaluate(a.compiled, activation);
+    const result = evaluate(a.compiled, unbound);
     if ('error' in result) {
       return onError === 'admit' ? { action: 'exclude', key: a.key } : { action: 'error', key: a.key, error: result.error };
     }

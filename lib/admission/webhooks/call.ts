@@ -7,7 +7,10 @@ import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
 import { matchWebhook } from '../matching/webhook.js';
 import { forbiddenStatus } from '../status.js';
-import { prepareActivation } from '../../cel/index.js';
+import { AuthorizationPending, CelActivation } from '../../cel/index.js';
+import type { CompiledExpression } from '../../cel/index.js';
+import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { httpStatusError, postURLFor } from '../../webhook/client.js';
 import type { CancelSignal, WebhookClients } from '../../webhook/client.js';
@@ -35,6 +38,8 @@ export interface ShouldCallOptions {
   readonly signal: AbortSignal;
   /** the match-condition metrics are recorded under this type ('validating' or 'admit') */
   readonly metrics?: { readonly recorder: WebhookMetrics; readonly type: WebhookType };
+  /** answers the `authorizer` checks of matchConditions (none: each check is an evaluation error) */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 /**
@@ -57,48 +62,77 @@ export function failurePolicyOf(hook: StaticWebhook): 'Fail' | 'Ignore' {
   return hook.webhook.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
 }
 
+type ConditionResult = { readonly value: unknown } | { readonly error: string };
+
+const usesAuthorizer = new WeakMap<StaticWebhook, boolean>();
+function hookUsesAuthorizer(hook: StaticWebhook): boolean {
+  let uses = usesAuthorizer.get(hook);
+  if (uses === undefined) usesAuthorizer.set(hook, (uses = hook.matchConditions.some((c) => c.compiled.usesAuthorizer === true)));
+  return uses;
+}
+
+function evaluateCondition(compiled: CompiledExpression, activation: CelActivation, options: ShouldCallOptions): ConditionResult {
+  try {
+    return { value: compiled.evaluate(activation, { deadline: options.deadline, signal: options.signal }) };
+  } catch (err) {
+    if (err instanceof AuthorizationPending) throw err;
+    return { error: `expression '${compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
 /**
  * ShouldCallHook. `request.object` is the object as it stands (for a mutating chain, as modified so far). A
  * namespaceSelector this daemon cannot decide (namespace labels it cannot see) follows the webhook's failurePolicy:
- * Fail denies with the error, Ignore skips the webhook.
+ * Fail denies with the error, Ignore skips the webhook. A promise only when a matchCondition uses `authorizer`.
  */
-export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, options: ShouldCallOptions): ShouldCall {
+export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, options: ShouldCallOptions): ShouldCall | Promise<ShouldCall> {
   const decision = matchWebhook(hook, request, { excludeWebhookVirtualResources: options.excludeWebhookVirtualResources });
   if (decision.matches === false) return { skip: true };
   if (decision.matches === 'undecidable') {
     return failurePolicyOf(hook) === 'Ignore' ? { skip: true } : { deny: internalError(decision.error) };
   }
   const target: MatchedTarget = { kind: decision.kind, resource: decision.resource, subResource: decision.subResource };
-  if (hook.matchConditions.length > 0) {
-    const versioned = versionedRequest(request, request.object, target);
-    const activation = prepareActivation({
-      object: versioned.object ?? null,
-      oldObject: versioned.oldObject ?? null,
-      // matchconditions/matcher.go: CreateAdmissionRequest(attr, attr.GetResource(), VersionedKind): the matched
-      // kind but the original request's resource
-      request: celRequest(request, { ...target, resource: request.requestResource ?? request.resource ?? target.resource }),
-      params: null,
-      namespaceObject: celNamespaceObject(request),
-    });
-    const errors: string[] = [];
-    for (const condition of hook.matchConditions) {
-      let value: unknown;
-      try {
-        value = condition.compiled.evaluate(activation, { deadline: options.deadline, signal: options.signal });
-      } catch (err) {
-        errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
-        options.metrics?.recorder.observeMatchConditionEvalError(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
-        continue;
-      }
-      // any condition false: never call, whatever else happened
-      if (value === false) return excluded(hook, request, options);
+  if (hook.matchConditions.length === 0) return { call: { hook, target } };
+  const versioned = versionedRequest(request, request.object, target);
+  const activation = CelActivation.of({
+    object: versioned.object ?? null,
+    oldObject: versioned.oldObject ?? null,
+    // matchconditions/matcher.go: CreateAdmissionRequest(attr, attr.GetResource(), VersionedKind): the matched
+    // kind but the original request's resource
+    request: celRequest(request, { ...target, resource: request.requestResource ?? request.resource ?? target.resource }),
+    params: null,
+    namespaceObject: celNamespaceObject(request),
+  });
+  if (!hookUsesAuthorizer(hook)) return conditionsDecide(hook, request, target, hook.matchConditions.map((c) => evaluateCondition(c.compiled, activation, options)), options);
+  // webhook.go passes the apiserver's authorizer itself, not a caching one: each condition's checks are its own
+  return (async () => {
+    const results: ConditionResult[] = [];
+    for (const c of hook.matchConditions) {
+      const authorizer = new RequestAuthorizer({ client: options.authorization, deadline: options.deadline, signal: options.signal });
+      const bound = activation.withAuthorizer(authorizerBinding(request, authorizer));
+      results.push(await evaluateAuthorized(authorizer, () => evaluateCondition(c.compiled, bound, options)));
     }
-    if (errors.length > 0) {
-      // the matcher answers "no match" under Ignore, which ShouldCallHook counts as an exclusion
-      if (failurePolicyOf(hook) === 'Ignore') return excluded(hook, request, options);
-      // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
-      return { deny: forbiddenStatus(request, aggregate(errors), 'Forbidden', { name: 'request' }) };
+    return conditionsDecide(hook, request, target, results, options);
+  })();
+}
+
+/** matcher.go Match: the conditions' results, in order, decide (every condition was evaluated, as ForInput does). */
+function conditionsDecide(hook: StaticWebhook, request: AdmissionRequest, target: MatchedTarget, results: readonly ConditionResult[], options: ShouldCallOptions): ShouldCall {
+  const errors: string[] = [];
+  for (const result of results) {
+    if ('error' in result) {
+      errors.push(result.error);
+      options.metrics?.recorder.observeMatchConditionEvalError(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
+      continue;
     }
+    // any condition false: never call, whatever else happened
+    if (result.value === false) return excluded(hook, request, options);
+  }
+  if (errors.length > 0) {
+    // the matcher answers "no match" under Ignore, which ShouldCallHook counts as an exclusion
+    if (failurePolicyOf(hook) === 'Ignore') return excluded(hook, request, options);
+    // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
+    return { deny: forbiddenStatus(request, aggregate(errors), 'Forbidden', { name: 'request' }) };
   }
   return { call: { hook, target } };
 }

@@ -6,6 +6,7 @@
 // time in the second pass. Audit annotations as upstream: `mutation.webhook.admission.k8s.io/round_<r>_index_<i>`
 // for every call, `patch.webhook.admission.k8s.io/round_<r>_index_<i>` for every patch applied, and
 // `failed-open.mutation.webhook.admission.k8s.io/round_<r>_index_<i>` for a call that failed open.
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import type { Status } from '../../api/admission.js';
 import type { MutatingPlugin, MutationAttributes, MutationContext, MutationResult } from '../mutation.js';
 import type { Logger } from '../../log/logger.js';
@@ -31,6 +32,8 @@ export interface MutatingWebhooksOptions {
   readonly metrics: WebhookMetrics;
   readonly logger: Logger;
   readonly excludeWebhookVirtualResources: boolean;
+  /** answers `authorizer` checks in matchConditions */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 /** upstream's webhookReinvokeContext, kept by the chain between the two passes */
@@ -142,7 +145,10 @@ function applyDecodedPatch(document: unknown, patch: DecodedPatch): unknown {
 
 export class MutatingWebhookPlugin implements MutatingPlugin {
   readonly name = 'MutatingAdmissionWebhook' as const;
-  constructor(private readonly options: MutatingWebhooksOptions) {}
+  private readonly authorization: { readonly authorization?: SubjectAccessReviewClient };
+  constructor(private readonly options: MutatingWebhooksOptions) {
+    this.authorization = options.authorization === undefined ? {} : { authorization: options.authorization };
+  }
 
   async admit(attributes: MutationAttributes, ctx: MutationContext): Promise<MutationResult> {
     const { reinvocation } = attributes;
@@ -168,7 +174,8 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
     for (let i = 0; i < hooks.length; i++) {
       const hook = hooks[i]!;
       const current = { ...request, object: attributes.object };
-      const should = shouldCallHook(hook, current, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal, metrics: { recorder: this.options.metrics, type: 'admit' } });
+      const matched = shouldCallHook(hook, current, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal, metrics: { recorder: this.options.metrics, type: 'admit' }, ...this.authorization });
+      const should = matched instanceof Promise ? await matched : matched;
       if ('deny' in should) return { allowed: false, status: should.deny };
       if ('skip' in should) continue;
       if (reinvocation.isReinvoke && !state.reinvoke.has(hook.uid)) continue;

@@ -11,6 +11,7 @@ import { AuthenticationInfoResolver } from '../../webhook/kubeconfig.js';
 import { createWebhookMetrics, noWebhookMetrics } from '../../webhook/metrics.js';
 import { MutatingWebhookPlugin } from './mutating.js';
 import { ValidatingWebhookDispatcher } from './validating.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 
 export interface ValidatingWebhookPlugin {
   readonly hooks: () => readonly StaticWebhook[];
@@ -34,6 +35,8 @@ export interface WebhookPluginsOptions {
   readonly registry?: Registry;
   readonly logger: Logger;
   readonly excludeWebhookVirtualResources: boolean;
+  /** answers `authorizer` checks in matchConditions (--authorization-kubeconfig) */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 function hooksOf(snapshot: Snapshot | undefined): readonly StaticWebhook[] {
@@ -49,6 +52,7 @@ export function createWebhookPlugins(options: WebhookPluginsOptions): WebhookPlu
     clients.push(c);
     return c;
   };
+  const authorization = options.authorization === undefined ? {} : { authorization: options.authorization };
   const validatingSetup = options.plugins.find((p) => p.plugin === 'ValidatingAdmissionWebhook');
   const mutatingSetup = options.plugins.find((p) => p.plugin === 'MutatingAdmissionWebhook');
   const validating = validatingSetup === undefined ? undefined : {
@@ -58,6 +62,7 @@ export function createWebhookPlugins(options: WebhookPluginsOptions): WebhookPlu
       metrics,
       logger: options.logger.with('validating-webhook'),
       excludeWebhookVirtualResources: options.excludeWebhookVirtualResources,
+      ...authorization,
     }),
   };
   const mutating = mutatingSetup === undefined ? undefined : new MutatingWebhookPlugin({
@@ -66,6 +71,7 @@ export function createWebhookPlugins(options: WebhookPluginsOptions): WebhookPlu
     metrics,
     logger: options.logger.with('mutating-webhook'),
     excludeWebhookVirtualResources: options.excludeWebhookVirtualResources,
+    ...authorization,
   });
   return {
     validating,

@@ -12,7 +12,8 @@ import type { AdmissionRequest, Status } from '../../api/admission.js';
 import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
 import { asValidatingCallError, callDeadline, callHook, deadlineExceeded, failurePolicyOf, reviewVersionFor, shouldCallHook, versionedRequest } from './call.js';
-import type { Invocation } from './call.js';
+import type { Invocation, ShouldCall } from './call.js';
+import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import { CallCancellation } from '../../webhook/client.js';
 import type { WebhookClients } from '../../webhook/client.js';
 import { AdmissionStatusError, CallingWebhookError, failClosedStatus, requestTimeoutError, toStatusErr } from '../../webhook/errors.js';
@@ -50,6 +51,8 @@ export interface ValidatingWebhooksOptions {
   readonly logger: Logger;
   /** the ExcludeAdmissionWebhookVirtualResources feature gate */
   readonly excludeWebhookVirtualResources: boolean;
+  /** answers `authorizer` checks in matchConditions */
+  readonly authorization?: SubjectAccessReviewClient;
 }
 
 export const allowedVerdict: WebhookVerdict = Object.freeze({ allowed: true, warnings: Object.freeze([]) as readonly string[], auditAnnotations: Object.freeze({}) });
@@ -77,14 +80,56 @@ export class ValidatingWebhookDispatcher {
    */
   dispatch(hooks: readonly StaticWebhook[], request: AdmissionRequest, ctx: WebhookContext): WebhookVerdict | PendingWebhooks {
     const invocations: Invocation[] = [];
-    for (const hook of hooks) {
-      const should = shouldCallHook(hook, request, { excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal, metrics: { recorder: this.options.metrics, type: 'validating' } });
+    for (let i = 0; i < hooks.length; i++) {
+      const should = this.shouldCall(hooks[i]!, request, ctx);
+      // a matchCondition waits for SubjectAccessReviews: the rest of the matching continues once they are answered
+      if (should instanceof Promise) return this.dispatchLater(hooks, i, should, invocations, request, ctx);
       if ('deny' in should) return { allowed: false, status: should.deny, warnings: [], auditAnnotations: {} };
       if ('call' in should) invocations.push(should.call);
     }
+    return this.afterMatching(invocations, request, ctx);
+  }
+
+  private shouldCall(hook: StaticWebhook, request: AdmissionRequest, ctx: WebhookContext): ShouldCall | Promise<ShouldCall> {
+    const { authorization } = this.options;
+    return shouldCallHook(hook, request, {
+      excludeWebhookVirtualResources: this.options.excludeWebhookVirtualResources, deadline: ctx.deadline, signal: ctx.signal,
+      metrics: { recorder: this.options.metrics, type: 'validating' }, ...(authorization === undefined ? {} : { authorization }),
+    });
+  }
+
+  private afterMatching(invocations: readonly Invocation[], request: AdmissionRequest, ctx: WebhookContext): WebhookVerdict | PendingWebhooks {
     if (invocations.length === 0) return allowedVerdict;
     if (ctx.signal.aborted || Date.now() >= ctx.deadline) return { allowed: false, status: requestTimeoutError(), warnings: [], auditAnnotations: {} };
     return this.start(invocations, request, ctx);
+  }
+
+  /** dispatch from hook `i` on, whose matching is `first`: expiring while matching answers the request timeout. */
+  private dispatchLater(hooks: readonly StaticWebhook[], i: number, first: Promise<ShouldCall>, invocations: Invocation[], request: AdmissionRequest, ctx: WebhookContext): PendingWebhooks {
+    let started: PendingWebhooks | undefined;
+    let expired: WebhookVerdict | undefined;
+    const done = (async (): Promise<WebhookVerdict> => {
+      let pending: ShouldCall | Promise<ShouldCall> = first;
+      for (let j = i; j < hooks.length; j++) {
+        if (j > i) pending = this.shouldCall(hooks[j]!, request, ctx);
+        const should = pending instanceof Promise ? await pending : pending;
+        if (expired !== undefined) return expired;
+        if ('deny' in should) return { allowed: false, status: should.deny, warnings: [], auditAnnotations: {} };
+        if ('call' in should) invocations.push(should.call);
+      }
+      const next = this.afterMatching(invocations, request, ctx);
+      if (isVerdict(next)) return next;
+      started = next;
+      return next.done;
+    })();
+    return {
+      done,
+      expire(): WebhookVerdict {
+        if (started !== undefined) return started.expire();
+        expired ??= { allowed: false, status: requestTimeoutError(), warnings: [], auditAnnotations: {} };
+        return expired;
+      },
+    };
   }
 
   private start(invocations: readonly Invocation[], request: AdmissionRequest, ctx: WebhookContext): PendingWebhooks {

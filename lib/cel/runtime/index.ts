@@ -1,6 +1,7 @@
 // lib/cel's evaluator: the runtime value model, the function table with every library registered, and the
 // planner that turns an engine AST into closures.
 
+import './k8s/authz.js';
 import './k8s/format.js';
 import './k8s/ip.js';
 import './k8s/jsonpatch.js';

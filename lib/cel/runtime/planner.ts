@@ -346,7 +346,9 @@ class Planner {
   private variable(name: string): Eval {
     return (s) => {
       const v = s.vars[name];
-      if (v === undefined) throw celError(`no such attribute: ${name}`);
+      // cel-go interpreter/attributes.go absoluteAttribute.Resolve: a declared variable the activation lacks
+      // (upstream's `authorizer` outside the expressions that bind it)
+      if (v === undefined) throw celError(`no such attribute(s): ${name}`);
       return v;
     };
   }

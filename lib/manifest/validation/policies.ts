@@ -189,7 +189,8 @@ function validateValidation(pc: PolicyCompiler, v: Validation, fldPath: Path): F
     errs.push(...checkExpression(pc.compile, fldPath.child('messageExpression'), {
       expression: messageExpression,
       shown: messageExpression,
-      environment: pc.environment,
+      // validation.go validateMessageExpression: HasAuthorizer false
+      environment: 'validatingPolicyMessage',
       expect: 'string',
       variableNames: pc.allVariables,
     }));

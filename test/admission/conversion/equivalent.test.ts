@@ -94,36 +94,36 @@ const denied = (message: string, resource = 'horizontalpodautoscalers.autoscalin
   `${resource} is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'b.static.k8s.io' denied request: ${message}`;
 
 describe('validating policies', () => {
-  it('rules naming only autoscaling/v1 get a v2 HPA converted to v1', () => {
+  it('rules naming only autoscaling/v1 get a v2 HPA converted to v1', async () => {
     const seen = `${kinds} + ' ' + object.apiVersion + ' cpu=' + string(object.spec.targetCPUUtilizationPercentage) + ' ' + object.metadata.annotations['autoscaling.alpha.kubernetes.io/metrics'] + ' ' + string(has(object.spec.metrics))`;
-    const { response } = validateRequest({ request: requestOf(v2HPA, 'horizontalpodautoscalers'), policies: loadPolicies(seeingPolicy('autoscaling', 'v1', 'horizontalpodautoscalers', seen)) });
+    const { response } = await validateRequest({ request: requestOf(v2HPA, 'horizontalpodautoscalers'), policies: loadPolicies(seeingPolicy('autoscaling', 'v1', 'horizontalpodautoscalers', seen)) });
     assert.equal(response.status?.message, denied('autoscaling/v1 v1 sent v2 v2 autoscaling/v1 cpu=60 [{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"10"}}] false'));
   });
 
-  it('and vice versa: a v1 HPA converted to v2 for rules naming only autoscaling/v2', () => {
+  it('and vice versa: a v1 HPA converted to v2 for rules naming only autoscaling/v2', async () => {
     const seen = `${kinds} + ' ' + object.apiVersion + ' ' + object.spec.metrics[0].resource.target.type + '=' + string(object.spec.metrics[0].resource.target.averageUtilization) + ' ' + string(has(object.spec.targetCPUUtilizationPercentage))`;
-    const { response } = validateRequest({ request: requestOf(v1HPA, 'horizontalpodautoscalers'), policies: loadPolicies(seeingPolicy('autoscaling', 'v2', 'horizontalpodautoscalers', seen)) });
+    const { response } = await validateRequest({ request: requestOf(v1HPA, 'horizontalpodautoscalers'), policies: loadPolicies(seeingPolicy('autoscaling', 'v2', 'horizontalpodautoscalers', seen)) });
     assert.equal(response.status?.message, denied('autoscaling/v2 v2 sent v1 v1 autoscaling/v2 Utilization=60 false'));
   });
 
-  it('Events: core/v1 converted to events.k8s.io/v1, and back', () => {
+  it('Events: core/v1 converted to events.k8s.io/v1, and back', async () => {
     const toEvents = `${kinds} + ' ' + object.apiVersion + ' note=' + object.note + ' regarding=' + object.regarding.name + ' source=' + object.deprecatedSource.component`;
-    const a = validateRequest({ request: requestOf(coreEvent, 'events'), policies: loadPolicies(seeingPolicy('events.k8s.io', 'v1', 'events', toEvents)) });
+    const a = await validateRequest({ request: requestOf(coreEvent, 'events'), policies: loadPolicies(seeingPolicy('events.k8s.io', 'v1', 'events', toEvents)) });
     assert.equal(a.response.status?.message, denied('events.k8s.io/v1 v1 sent v1 v1 events.k8s.io/v1 note=started regarding=p source=kubelet', 'events "web"'));
     const eventsEvent = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e', namespace: 'default' }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'ctl', reportingInstance: 'i', action: 'A', reason: 'R', regarding: { kind: 'Pod', name: 'p' }, note: 'n', type: 'Normal', deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null };
     const toCore = `${kinds} + ' ' + object.apiVersion + ' message=' + object.message + ' involved=' + object.involvedObject.name + ' component=' + object.reportingComponent`;
-    const b = validateRequest({ request: requestOf(eventsEvent, 'events'), policies: loadPolicies(seeingPolicy('', 'v1', 'events', toCore)) });
+    const b = await validateRequest({ request: requestOf(eventsEvent, 'events'), policies: loadPolicies(seeingPolicy('', 'v1', 'events', toCore)) });
     assert.equal(b.response.status?.message, denied('/v1 v1 sent v1 v1 v1 message=n involved=p component=ctl', 'events.events.k8s.io "web"'));
   });
 
-  it('a custom resource named only in another version: the failure policy decides, with the reason', () => {
+  it('a custom resource named only in another version: the failure policy decides, with the reason', async () => {
     const widget = { apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } };
     const error = 'no conversion from example.com/v1beta1, Kind=Widget to another version of widgets.example.com: static-admissiond converts only HorizontalPodAutoscaler (autoscaling/v1, autoscaling/v2) and Event (v1, events.k8s.io/v1)';
-    const fail = validateRequest({ request: requestOf(widget, 'widgets'), policies: loadPolicies(seeingPolicy('example.com', 'v1', 'widgets', "'seen'")) });
+    const fail = await validateRequest({ request: requestOf(widget, 'widgets'), policies: loadPolicies(seeingPolicy('example.com', 'v1', 'widgets', "'seen'")) });
     // upstream's wording for a policy configuration error (validating/dispatcher.go addConfigError)
     assert.equal(fail.response.allowed, false);
     assert.equal(fail.response.status?.message, `widgets.example.com "web" is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' denied request: failed to configure policy: ${error}`);
-    const ignore = validateRequest({ request: requestOf(widget, 'widgets'), policies: loadPolicies(seeingPolicy('example.com', 'v1', 'widgets', "'seen'", 'Ignore')) });
+    const ignore = await validateRequest({ request: requestOf(widget, 'widgets'), policies: loadPolicies(seeingPolicy('example.com', 'v1', 'widgets', "'seen'", 'Ignore')) });
     assert.equal(ignore.response.allowed, true);
   });
 });

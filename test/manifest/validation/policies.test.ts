@@ -229,7 +229,7 @@ describe('validateValidatingAdmissionPolicy', () => {
       ['object.spec.replicas', 'validatingPolicy', 'any', []],
       ['variables.replicas > 5', 'validatingPolicy', 'any', ['replicas']],
       ['!variables.tooMany', 'validatingPolicy', 'bool', ['replicas', 'tooMany']],
-      ["'replicas: ' + string(variables.replicas)", 'validatingPolicy', 'string', ['replicas', 'tooMany']],
+      ["'replicas: ' + string(variables.replicas)", 'validatingPolicyMessage', 'string', ['replicas', 'tooMany']],
       ['string(variables.replicas)', 'validatingPolicy', 'stringOrNull', ['replicas', 'tooMany']],
     ]);
   });
