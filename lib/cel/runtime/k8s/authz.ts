@@ -184,9 +184,11 @@ defineMember('check', (args, s: EvalState) => {
   arity('check', args, 2);
   const target = args[0];
   if (!(target instanceof PathCheckValue || target instanceof ResourceCheckValue) || typeof args[1] !== 'string') throw noSuchOverload('check', ...args);
-  s.tick(AUTHORIZATION_CHECK_COST - 1);
   const authorizer = target instanceof PathCheckValue ? target.authorizer : target.group.authorizer;
-  return new DecisionValue(authorizer.checker.authorize(attributesOf(target, args[1])));
+  const decision = authorizer.checker.authorize(attributesOf(target, args[1]));
+  // cel-go's cost observer charges a call after it ran: the check is made, then the budget may run out
+  s.tick(AUTHORIZATION_CHECK_COST - 1);
+  return new DecisionValue(decision);
 }, (v) => v instanceof PathCheckValue || v instanceof ResourceCheckValue);
 
 function decision(fn: string, args: unknown[]): AuthorizationDecision {
