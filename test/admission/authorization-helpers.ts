@@ -1,10 +1,13 @@
 // A local HTTPS "kube-apiserver" that answers SubjectAccessReviews (POST /apis/authorization.k8s.io/v1/
 // subjectaccessreviews) and records each one, and a kubeconfig pointing at it (its CA, a bearer token).
+import assert from 'node:assert/strict';
 import { createServer } from 'node:https';
+import { after, before } from 'node:test';
 import type { Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { SubjectAccessReviewClient } from '../../lib/webhook/subject-access-review.js';
 import { tempDir, writeFiles } from '../helpers/fs.js';
 import { testPKI } from '../webhook/helpers.js';
 
@@ -100,4 +103,26 @@ current-context: default
 `,
   });
   return Object.assign(s, { url });
+}
+
+/** A SAR server and a client for it, for the whole test file (started before the first test, closed after the last). */
+export function useSARServer(): { readonly sar: SARServer; readonly client: SubjectAccessReviewClient } {
+  let sar: SARServer | undefined;
+  let client: SubjectAccessReviewClient | undefined;
+  before(async () => {
+    sar = await startSARServer();
+    client = SubjectAccessReviewClient.fromKubeconfig(sar.kubeconfig);
+  });
+  after(async () => {
+    await client?.close();
+    await sar?.close();
+  });
+  return {
+    get sar() {
+      return sar ?? assert.fail('the SAR server is not started');
+    },
+    get client() {
+      return client ?? assert.fail('the SAR server is not started');
+    },
+  };
 }

@@ -6,22 +6,15 @@
 //   pkg/admission/plugin/policy/validating/validator.go  messageExpression and auditAnnotations see no authorizer
 //   plugin/pkg/authorizer/webhook/webhook.go             attributes → SubjectAccessReviewSpec, status → decision
 //   google/cel-go interpreter/attributes.go              `no such attribute(s): authorizer` when it is unbound
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AdmissionRequest } from '../../lib/api/admission.js';
 import { NO_AUTHORIZATION_KUBECONFIG } from '../../lib/admission/authorization.js';
 import { validateRequest } from '../../lib/admission/validate.js';
-import type { PolicyHook } from '../../lib/manifest/compile.js';
-import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
-import { SubjectAccessReviewClient } from '../../lib/webhook/subject-access-review.js';
-import { tempDir, writeFiles } from '../helpers/fs.js';
-import { startSARServer } from './authorization-helpers.js';
-import type { SARServer } from './authorization-helpers.js';
+import type { SubjectAccessReviewClient } from '../../lib/webhook/subject-access-review.js';
+import { capture, loadPolicies } from './helpers.js';
+import { useSARServer } from './authorization-helpers.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
-const capture = (name: string): AdmissionRequest =>
-  (JSON.parse(readFileSync(`${root}testdata/admission/apiserver-captures/${name}.json`, 'utf8')) as { request: AdmissionRequest }).request;
 
 /** A real CREATE of configmap wh/cm1 by admin (uid admin-uid, groups system:masters, system:authenticated). */
 const cm = (): AdmissionRequest => capture('002-validate-CREATE-ConfigMap-cm1');
@@ -44,31 +37,12 @@ spec: {policyName: ${name}.static.k8s.io, validationActions: [Deny]}
 `;
 }
 
-function load(yaml: string): readonly PolicyHook[] {
-  const { dir, cleanup } = tempDir('sad-authz-');
-  try {
-    writeFiles(dir, { 'p.yaml': yaml });
-    const snap = loadSnapshotSync('ValidatingAdmissionPolicy', dir);
-    return snap.compiled.family === 'policy' ? snap.compiled.hooks : [];
-  } finally {
-    cleanup();
-  }
-}
 
-let sar: SARServer;
-let client: SubjectAccessReviewClient;
-before(async () => {
-  sar = await startSARServer();
-  client = SubjectAccessReviewClient.fromKubeconfig(sar.kubeconfig);
-});
-after(async () => {
-  await client.close();
-  await sar.close();
-});
+const server = useSARServer();
 
-async function validate(yaml: string, request = cm(), authorization: SubjectAccessReviewClient | 'none' = client) {
-  sar.received.length = 0;
-  const { response } = await validateRequest({ request, policies: load(yaml) }, { client: authorization === 'none' ? undefined : authorization, deadline: Date.now() + 10_000 });
+async function validate(yaml: string, request = cm(), authorization: SubjectAccessReviewClient | 'none' = server.client) {
+  server.sar.received.length = 0;
+  const { response } = await validateRequest({ request, policies: loadPolicies(yaml) }, { client: authorization === 'none' ? undefined : authorization, deadline: Date.now() + 10_000 });
   return response;
 }
 
@@ -82,8 +56,8 @@ describe('a resource check', () => {
   - expression: "authorizer.group('apps').resource('deployments').subresource('scale').namespace('wh').name('web').check('create').allowed()"
 `), request);
     assert.equal(response.allowed, true);
-    assert.equal(sar.received.length, 1);
-    const [r] = sar.received;
+    assert.equal(server.sar.received.length, 1);
+    const [r] = server.sar.received;
     assert.equal(r!.path, '/apis/authorization.k8s.io/v1/subjectaccessreviews?timeout=10s');
     assert.equal(r!.headers.authorization, 'Bearer sar-token');
     assert.deepEqual(r!.review, {
@@ -102,7 +76,7 @@ describe('a resource check', () => {
 `));
     assert.equal(response.allowed, false);
     assert.equal(response.status?.message, denied('p', 'may not delete secrets'));
-    assert.deepEqual(sar.received.map((r) => r.review.spec.resourceAttributes), [{ verb: 'delete', version: '*', resource: 'secrets' }]);
+    assert.deepEqual(server.sar.received.map((r) => r.review.spec.resourceAttributes), [{ verb: 'delete', version: '*', resource: 'secrets' }]);
     const reason = await validate(policy('q', `  validations:
   - expression: "authorizer.group('').resource('secrets').check('delete').reason() == 'RBAC: allowed'"
 `));
@@ -115,7 +89,7 @@ describe('a resource check', () => {
   - expression: "authorizer.requestResource.check('get').allowed() && !authorizer.requestResource.check('update').allowed()"
 `), request);
     assert.equal(response.allowed, true);
-    assert.deepEqual(sar.received.map((r) => r.review.spec.resourceAttributes), [
+    assert.deepEqual(server.sar.received.map((r) => r.review.spec.resourceAttributes), [
       { namespace: 'wh', verb: 'get', version: '*', resource: 'configmaps', subresource: 'status', name: 'cm1' },
       { namespace: 'wh', verb: 'update', version: '*', resource: 'configmaps', subresource: 'status', name: 'cm1' },
     ]);
@@ -125,7 +99,7 @@ describe('a resource check', () => {
     await validate(policy('p', `  validations:
   - expression: "authorizer.group('').resource('pods').fieldSelector('spec.nodeName=n1,metadata.name!=x').labelSelector('app in (web, api),!canary,tier').check('get').allowed()"
 `));
-    assert.deepEqual(sar.received[0]!.review.spec.resourceAttributes, {
+    assert.deepEqual(server.sar.received[0]!.review.spec.resourceAttributes, {
       verb: 'get', version: '*', resource: 'pods',
       fieldSelector: { requirements: [{ key: 'metadata.name', operator: 'NotIn', values: ['x'] }, { key: 'spec.nodeName', operator: 'In', values: ['n1'] }] },
       labelSelector: { requirements: [{ key: 'app', operator: 'In', values: ['api', 'web'] }, { key: 'canary', operator: 'DoesNotExist' }, { key: 'tier', operator: 'Exists' }] },
@@ -140,7 +114,7 @@ describe('other checks', () => {
   - expression: "authorizer.serviceAccount('kube-system', 'replicaset-controller').group('').resource('pods').check('create').allowed()"
 `));
     assert.equal(response.allowed, true);
-    assert.deepEqual(sar.received.map((r) => r.review.spec), [
+    assert.deepEqual(server.sar.received.map((r) => r.review.spec), [
       { user: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'], nonResourceAttributes: { path: '/metrics', verb: 'get' } },
       { user: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'], resourceAttributes: { verb: 'create', version: '*', resource: 'pods' } },
     ]);
@@ -157,7 +131,7 @@ describe('other checks', () => {
       const response = await validate(policy('p', `  validations:\n  - expression: ${JSON.stringify(expression)}\n`));
       assert.equal(response.status?.message, denied('p', `expression '${expression}' resulted in error: ${error}`));
     }
-    assert.equal(sar.received.length, 0);
+    assert.equal(server.sar.received.length, 0);
   });
 });
 
@@ -175,17 +149,17 @@ describe('caching (CachingAuthorizer: one review per distinct check per request)
   - expression: ${JSON.stringify(`${check} && authorizer.group('').resource('configmaps').namespace('wh').check('get').allowed()`)}
 `));
     assert.equal(response.allowed, true);
-    assert.deepEqual(sar.received.map((r) => r.review.spec.resourceAttributes?.verb), ['create', 'get']);
+    assert.deepEqual(server.sar.received.map((r) => r.review.spec.resourceAttributes?.verb), ['create', 'get']);
   });
 
   test('each request gets its own reviews', async () => {
     const yaml = policy('p', `  validations:\n  - expression: "authorizer.requestResource.check('create').allowed()"\n`);
     await validate(yaml);
     await validate(yaml);
-    sar.received.length = 0;
-    const hooks = load(yaml);
-    for (let i = 0; i < 2; i++) await validateRequest({ request: cm(), policies: hooks }, { client, deadline: Date.now() + 10_000 });
-    assert.equal(sar.received.length, 2);
+    server.sar.received.length = 0;
+    const hooks = loadPolicies(yaml);
+    for (let i = 0; i < 2; i++) await validateRequest({ request: cm(), policies: hooks }, { client: server.client, deadline: Date.now() + 10_000 });
+    assert.equal(server.sar.received.length, 2);
   });
 });
 
@@ -199,7 +173,7 @@ describe('where authorizer is bound', () => {
 `));
     assert.equal(response.allowed, false);
     assert.equal(response.status?.message, denied('p', "expression 'authorizer.requestResource.check('create').reason()' resulted in error: no such attribute(s): authorizer.requestResource"));
-    assert.equal(sar.received.length, 0);
+    assert.equal(server.sar.received.length, 0);
   });
 
   test('a variable using authorizer works for validations; read by a messageExpression it fails and the message falls back', async () => {
@@ -211,7 +185,7 @@ describe('where authorizer is bound', () => {
     message: the user may not delete it
 `));
     assert.equal(response.status?.message, denied('p', 'the user may not delete it'));
-    assert.equal(sar.received.length, 1);
+    assert.equal(server.sar.received.length, 1);
   });
 });
 
@@ -222,25 +196,25 @@ describe('failures', () => {
     assert.equal(failing.status?.message, denied('p', `expression 'authorizer.requestResource.check('create').allowed()' resulted in error: ${NO_AUTHORIZATION_KUBECONFIG}`));
     const ignoring = await validate(policy('p', body, 'Ignore'), cm(), 'none');
     assert.equal(ignoring.allowed, true);
-    assert.equal(sar.received.length, 0);
+    assert.equal(server.sar.received.length, 0);
   });
 
   test('a review that fails is a decision that errored(), with the client\'s error()', async () => {
     const forbidden = 'subjectaccessreviews.authorization.k8s.io is forbidden: User "static-admissiond" cannot create resource "subjectaccessreviews"';
-    sar.decide = () => ({ httpStatus: 403, message: forbidden });
+    server.sar.decide = () => ({ httpStatus: 403, message: forbidden });
     try {
       const response = await validate(policy('p', `  validations:
   - expression: "!authorizer.requestResource.check('create').errored()"
     message: errored
 `));
       assert.equal(response.status?.message, denied('p', 'errored'));
-      assert.equal(sar.received.length, 1);
+      assert.equal(server.sar.received.length, 1);
       const errorText = await validate(policy('p', `  validations:
   - expression: ${JSON.stringify(`authorizer.requestResource.check('create').error() == '${forbidden.replaceAll('"', '\"')}' && !authorizer.requestResource.check('create').allowed()`)}
 `));
       assert.equal(errorText.allowed, true, JSON.stringify(errorText.status));
     } finally {
-      sar.decide = (await import('./authorization-helpers.js')).allowCreateAndGet;
+      server.sar.decide = (await import('./authorization-helpers.js')).allowCreateAndGet;
     }
   });
 });
@@ -255,6 +229,6 @@ describe('cost (library/cost.go: 350,000 a check, so two per expression)', () =>
     const three = await validate(policy('p', `  validations:\n  - expression: "${threeChecks}"\n`, 'Ignore') + policy('q', `  validations:\n  - expression: "${check('create')} && ${check('get')} && ${check('get')}"\n`));
     assert.equal(three.status?.message, denied('q', `expression '${check('create')} && ${check('get')} && ${check('get')}' resulted in error: operation cancelled: actual cost limit exceeded`));
     // the cost is per call, not per review: the repeated check is answered from the cache, and still costs
-    assert.deepEqual(sar.received.map((r) => r.review.spec.resourceAttributes?.verb), ['create', 'get', 'list']);
+    assert.deepEqual(server.sar.received.map((r) => r.review.spec.resourceAttributes?.verb), ['create', 'get', 'list']);
   });
 });

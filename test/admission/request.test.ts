@@ -6,33 +6,17 @@
 // what ValidatingAdmissionPolicy, MutatingAdmissionPolicy and webhook matchConditions read.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AdmissionRequest } from '../../lib/api/admission.js';
 import { dispatchValidatingPolicies } from '../../lib/admission/validating/dispatcher.js';
 import { isVerdict, ValidatingWebhookDispatcher } from '../../lib/admission/webhooks/validating.js';
 import { WebhookClients } from '../../lib/webhook/client.js';
 import { createWebhookMetrics } from '../../lib/webhook/metrics.js';
-import type { PolicyHook } from '../../lib/manifest/compile.js';
-import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
-import { tempDir, writeFiles } from '../helpers/fs.js';
+import { capture, loadPolicies } from './helpers.js';
 import { loadHooks, mutate, policy as mutatingPolicy } from './mutating/helpers.js';
 import { memoryLogger } from '../server/helpers.js';
 import { configurationYAML, contextFor, loadWebhooks, newRegistry } from '../webhook/helpers.js';
 
-const root = new URL('../../../', import.meta.url).pathname;
-const capture = (name: string): AdmissionRequest =>
-  (JSON.parse(readFileSync(`${root}testdata/admission/apiserver-captures/${name}.json`, 'utf8')) as { request: AdmissionRequest }).request;
 
-function loadPolicies(yaml: string): readonly PolicyHook[] {
-  const { dir, cleanup } = tempDir('sad-request-');
-  try {
-    writeFiles(dir, { 'p.yaml': yaml });
-    const snap = loadSnapshotSync('ValidatingAdmissionPolicy', dir);
-    return snap.compiled.family === 'policy' ? snap.compiled.hooks : [];
-  } finally {
-    cleanup();
-  }
-}
 
 /** Every resource, subresource and operation: the expressions decide. */
 function anyRequestPolicy(validations: string): string {

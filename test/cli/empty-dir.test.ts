@@ -10,6 +10,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createReloadMetrics } from '../../lib/metrics/reload.js';
 import { InitialLoadError, ManifestSource } from '../../lib/reload/manifest-source.js';
 import { tempDir, writeFiles } from '../helpers/fs.js';
+import { admissionConfigYAML } from '../registration/helpers.js';
 import { run } from './helpers.js';
 
 /** Runs `fn` with the working directory set to a directory holding a valid manifest (what a cwd fallback would read). */
@@ -46,15 +47,7 @@ test('an empty staticManifestsDir in the configuration configures no static mani
   const { dir, cleanup } = tempDir('sad-empty-config-');
   try {
     writeFiles(dir, {
-      'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: ""
-`,
+      'admission-config.yaml': admissionConfigYAML('""'),
     });
     const r = await inDirWithManifest(() => run(['validate', '--admission-config', join(dir, 'admission-config.yaml'), '-o', 'json']));
     assert.equal(r.code, 0, r.err);

@@ -10,6 +10,7 @@ import { tempDir, writeFiles } from '../helpers/fs.js';
 import { startSARServer } from '../admission/authorization-helpers.js';
 import type { SARServer } from '../admission/authorization-helpers.js';
 import { run } from '../cli/helpers.js';
+import { admissionConfigYAML } from '../registration/helpers.js';
 import { post, root, spawnDaemon, stop, waitFor } from './helpers.js';
 
 const policies = `apiVersion: admissionregistration.k8s.io/v1
@@ -44,7 +45,7 @@ function layout(): { dir: string; config: string; cleanup: () => void } {
   const { dir, cleanup } = tempDir('sad-e2e-authz-');
   writeFiles(dir, {
     'policies/p.yaml': policies,
-    'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+    'admission-config.yaml': admissionConfigYAML(join(dir, 'policies')),
   });
   return { dir, config: join(dir, 'admission-config.yaml'), cleanup };
 }

@@ -18,33 +18,31 @@ const GROUP_CHECK_TYPE = celType('kubernetes.authorization.GroupCheck');
 const RESOURCE_CHECK_TYPE = celType('kubernetes.authorization.ResourceCheck');
 const DECISION_TYPE = celType('kubernetes.authorization.Decision');
 
-export class AuthorizerValue extends CelObject {
+/** receiverOnlyObjectVal: a value only its own functions take; equal only to itself here. */
+abstract class ReceiverOnlyValue extends CelObject {
+  equals(other: CelObject): boolean {
+    return other === this;
+  }
+}
+
+export class AuthorizerValue extends ReceiverOnlyValue {
   readonly celType = AUTHORIZER_TYPE;
   constructor(readonly user: AuthorizationUser, readonly checker: AuthorizationChecker) {
     super();
   }
-  equals(other: CelObject): boolean {
-    return other === this;
-  }
 }
 
-class PathCheckValue extends CelObject {
+class PathCheckValue extends ReceiverOnlyValue {
   readonly celType = PATH_CHECK_TYPE;
   constructor(readonly authorizer: AuthorizerValue, readonly path: string) {
     super();
   }
-  equals(other: CelObject): boolean {
-    return other === this;
-  }
 }
 
-class GroupCheckValue extends CelObject {
+class GroupCheckValue extends ReceiverOnlyValue {
   readonly celType = GROUP_CHECK_TYPE;
   constructor(readonly authorizer: AuthorizerValue, readonly group: string) {
     super();
-  }
-  equals(other: CelObject): boolean {
-    return other === this;
   }
 }
 
@@ -57,7 +55,7 @@ interface ResourceFields {
   readonly labelSelector: string;
 }
 
-export class ResourceCheckValue extends CelObject {
+export class ResourceCheckValue extends ReceiverOnlyValue {
   readonly celType = RESOURCE_CHECK_TYPE;
   constructor(readonly group: GroupCheckValue, readonly fields: ResourceFields) {
     super();
@@ -65,18 +63,12 @@ export class ResourceCheckValue extends CelObject {
   with(fields: Partial<ResourceFields>): ResourceCheckValue {
     return new ResourceCheckValue(this.group, { ...this.fields, ...fields });
   }
-  equals(other: CelObject): boolean {
-    return other === this;
-  }
 }
 
-class DecisionValue extends CelObject {
+class DecisionValue extends ReceiverOnlyValue {
   readonly celType = DECISION_TYPE;
   constructor(readonly decision: AuthorizationDecision) {
     super();
-  }
-  equals(other: CelObject): boolean {
-    return other === this;
   }
 }
 
