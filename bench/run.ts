@@ -13,9 +13,13 @@
 // out), p50/p99 at fixed offered rates (open loop), server CPU per request, the ratios b/a and b/c, and the bars:
 //   b's max throughput >= 50% of a's;  b's p99 at 1,000 req/s < 2 ms.
 // For (m): its p50/p99 at each rate and the ratio to (b)'s at the same rate.
+// Low rates (what a control plane sends: tens to hundreds of requests a second): (a), (b) and (c) at 50 and 200 req/s,
+// open loop, rounds alternating between servers, printing what (b) and (c) add to (a)'s p50 and p99, and the bars:
+//   at 50 req/s, added p50 <= 0.15 ms and added p99 <= 0.5 ms;  at 1,000 req/s, added p99 <= 0.5 ms.
 //
 // Flags: --seconds N (closed-loop round length, default 3), --rounds N (default 3), --connections N (default 16),
-// --open-seconds N (default 3), --rates 250,500,1000, --workers N (pool size of b; default: the daemon's).
+// --open-seconds N (default 3), --rates 250,500,1000, --workers N (pool size of b; default: the daemon's),
+// --low-rates 50,200, --low-seconds N (per rate and round, default 8), --low-rounds N (default 3).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +43,9 @@ const connections = num('connections', 16);
 const openSeconds = num('open-seconds', 3);
 const rates = (args.get('rates') ?? '250,500,1000').split(',').map(Number);
 const poolWorkers = num('workers', defaultPoolThreads());
+const lowRates = (args.get('low-rates') ?? '50,200').split(',').filter((r) => r !== '').map(Number);
+const lowSeconds = num('low-seconds', 8);
+const lowRounds = num('low-rounds', 3);
 
 interface Server {
   readonly key: 'a' | 'b' | 'c' | 'm';
@@ -206,6 +213,35 @@ plugins:
       return `  ${rate} req/s: m/b = ${fmt(percentile(m, 50) / percentile(b, 50))} / ${fmt(percentile(m, 99) / percentile(b, 99))}`;
     }).join('\n'));
 
+    // low rates: the wake-up path, where a lone request finds every thread asleep
+    const low = new Map<string, Map<number, number[]>>(servers.map((s) => [s.key, new Map(lowRates.map((r) => [r, []]))]));
+    for (let r = 0; r < lowRounds; r++) {
+      for (const rate of lowRates) {
+        for (const s of servers.filter((x) => x.key !== 'm')) {
+          const res = await openLoop(s.target, agents.get(s.key)!, rate, lowSeconds);
+          if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
+          low.get(s.key)!.get(rate)!.push(...res.latencies);
+        }
+      }
+    }
+    const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
+    const lowPct = (key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!).sort(), p);
+    console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds`);
+    console.log(`${'server'.padEnd(42)}${lowRates.map((r) => `${r} req/s p50 / p99 (added over a)`.padStart(40)).join('')}`);
+    const added = new Map<string, Map<number, { p50: number; p99: number }>>();
+    for (const s of servers.filter((x) => x.key !== 'm')) {
+      const row = new Map<number, { p50: number; p99: number }>();
+      const cells = lowRates.map((rate) => {
+        const p50 = lowPct(s.key, rate, 50);
+        const p99 = lowPct(s.key, rate, 99);
+        const d = { p50: p50 - lowPct('a', rate, 50), p99: p99 - lowPct('a', rate, 99) };
+        row.set(rate, d);
+        return `${fmt(p50)} / ${fmt(p99)}${s.key === 'a' ? '' : ` (${signed(d.p50)} / ${signed(d.p99)})`}`.padStart(40);
+      });
+      added.set(s.key, row);
+      console.log(`${s.label.padEnd(42)}${cells.join('')}`);
+    }
+
     const ba = pairedRatio('b', 'a');
     const bc = pairedRatio('b', 'c');
     const ca_ = pairedRatio('c', 'a');
@@ -216,6 +252,16 @@ plugins:
     console.log('bars:');
     console.log(`  b max throughput >= 50% of a's          b/a = ${fmt(ba)}            ${bar1 ? 'PASS' : 'FAIL'}`);
     console.log(`  b p99 at 1,000 req/s < 2 ms              p99 = ${fmt(p99at1000)} ms       ${bar2 ? 'PASS' : 'FAIL'}`);
+    if (open.get('a')!.has(1000)) {
+      const addedAt1000 = p99at1000 - percentile(open.get('a')!.get(1000)!.latencies, 99);
+      console.log(`  b added p99 at 1,000 req/s <= 0.5 ms     ${signed(addedAt1000)} ms        ${addedAt1000 <= 0.5 ? 'PASS' : 'FAIL'}`);
+    }
+    for (const key of ['b', 'c'] as const) {
+      const at50 = added.get(key)?.get(50);
+      if (!at50) continue;
+      console.log(`  ${key} at 50 req/s: added p50 <= 0.15 ms    ${signed(at50.p50)} ms        ${at50.p50 <= 0.15 ? 'PASS' : 'FAIL'}`);
+      console.log(`  ${key} at 50 req/s: added p99 <= 0.5 ms     ${signed(at50.p99)} ms        ${at50.p99 <= 0.5 ? 'PASS' : 'FAIL'}`);
+    }
     console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s)`);
     for (const agent of agents.values()) agent.destroy();
   } finally {
