@@ -57,28 +57,52 @@ export class CounterSeries {
   }
 }
 
+interface HistogramCell {
+  readonly labels: Record<string, string>;
+  count: number;
+  sum: number;
+  readonly buckets: number[];
+}
+
+/** A trie of label values: a series is found by one map lookup per label, without building a key string. */
+type LabelTrie = Map<string, LabelTrie | HistogramCell>;
+
 /** Histogram series by label values; counts() also serves a `_total` counter over the same observations. */
 export class HistogramSeries {
-  private readonly series = new Map<string, { readonly labels: Record<string, string>; count: number; sum: number; readonly buckets: number[] }>();
+  private readonly root: LabelTrie = new Map();
+  private readonly cells: HistogramCell[] = [];
   constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
 
-  observe(values: readonly string[], v: number): void {
-    const key = values.join('\u0000');
-    let s = this.series.get(key);
+  private cell(values: readonly string[]): HistogramCell {
+    let node = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = node.get(values[i]!) as LabelTrie | undefined;
+      if (next === undefined) node.set(values[i]!, (next = new Map()));
+      node = next;
+    }
+    let s = node.get(values[last]!) as HistogramCell | undefined;
     if (s === undefined) {
       s = { labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
-      this.series.set(key, s);
+      node.set(values[last]!, s);
+      this.cells.push(s);
     }
+    return s;
+  }
+
+  observe(values: readonly string[], v: number): void {
+    const s = this.cell(values);
     s.count++;
     s.sum += v;
+    const bounds = this.bounds;
     let i = 0;
-    while (i < this.bounds.length && v > this.bounds[i]!) i++;
+    while (i < bounds.length && v > bounds[i]!) i++;
     s.buckets[i]!++;
   }
 
   /** the histogram's _bucket, _sum and _count samples */
   values(): MetricValue[] {
-    return [...this.series.values()].flatMap((s) => {
+    return this.cells.flatMap((s) => {
       let cumulative = 0;
       const out: MetricValue[] = this.bounds.map((le, i) => {
         cumulative += s.buckets[i]!;
@@ -93,6 +117,6 @@ export class HistogramSeries {
 
   /** the number of observations per label set */
   counts(): MetricValue[] {
-    return [...this.series.values()].map((s) => ({ value: s.count, labels: s.labels }));
+    return this.cells.map((s) => ({ value: s.count, labels: s.labels }));
   }
 }
