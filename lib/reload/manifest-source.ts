@@ -3,7 +3,9 @@
 // hash, and swap in a new snapshot only when everything loaded and compiled; on any failure the previous snapshot
 // stays. Counting, logs and metrics follow upstream exactly (see checkAndReload).
 import { EventEmitter } from 'node:events';
-import { statSync } from 'node:fs';
+import { statSync, watch as watchFs } from 'node:fs';
+import type { FSWatcher as DirectoryWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { watch } from 'chokidar';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger.js';
@@ -62,6 +64,15 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
   #running: Promise<void> | undefined;
   #rerun = false;
   #watcher: FSWatcher | undefined;
+  /** the directory the watch is on (device and inode): another one at the same path means the watch is dead */
+  #watchedIdentity: string | undefined;
+  /** while the directory is missing: a watch on its parent, for the moment it is back */
+  #parentWatcher: DirectoryWatcher | undefined;
+  /** schedules a check (debounced); set while run() runs */
+  #trigger: (() => void) | undefined;
+  /** the queue of watch (re)settings, and whether one is queued */
+  #watchTask: Promise<void> = Promise.resolve();
+  #renewPending = false;
   /** unchanged documents are not decoded and validated again */
   readonly #documents = new DocumentCache();
   #rewatch = false;
@@ -144,7 +155,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     } catch (err) {
       const error = asError(err);
       // The directory is gone (or unreadable): any watch on it is dead; set a new one once it is back.
-      if (error instanceof ManifestError && error.code === manifestDirErrorCode) this.#rewatch = true;
+      if (error instanceof ManifestError && error.code === manifestDirErrorCode) this.#renewWatchIfReplaced();
       this.#log.error(error, this.#family === 'webhook' ? 'reloading admission manifest config' : 'reloading manifest config', fields);
       this.#metrics.recordFailure(plugin);
       return { plugin, outcome: 'load-failed', hash: '', error };
@@ -168,7 +179,10 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
 
   /**
    * Watches and polls until `signal` aborts. Like upstream's WatchUntil: a check right after the watch is set, one
-   * per watch event, one per tick; a broken watch is re-established on the next tick.
+   * per watch event, one per tick; a broken watch is re-established on the next tick. Beyond upstream, a watch whose
+   * directory was removed or replaced is renewed at once (upstream re-adds it on the Remove/Rename event, which fails
+   * while the directory is missing), and a missing directory is waited for with a watch on its parent, so a
+   * replaced directory never leaves changes waiting for the tick.
    */
   async run(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
@@ -178,53 +192,126 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       clearTimeout(debounce);
       debounce = setTimeout(() => void this.checkAndReload(), this.#debounceMs);
     };
-    if (this.#watch) this.#startWatch(trigger);
+    this.#trigger = trigger;
+    if (this.#watch) this.#startWatch(false);
     void this.checkAndReload();
     const ticker = setInterval(() => {
-      if (this.#watch && this.#rewatch) this.#startWatch(trigger);
+      if (this.#watch && this.#rewatch) this.#startWatch(true);
       void this.checkAndReload();
     }, this.#intervalMs);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.#trigger = undefined;
     clearInterval(ticker);
     clearTimeout(debounce);
+    await this.#watchTask;
     await this.#stopWatch();
     await this.#running;
   }
 
-  #startWatch(trigger: () => void): void {
-    void this.#stopWatch();
-    // A watch set on a missing directory never reports the files once it is back: wait for the directory, and
-    // retry at every tick until then (upstream's periodic re-watch).
-    if (!isDirectory(this.dir)) {
-      this.#rewatch = true;
+  /**
+   * Queues setting the watch on the directory as it is now. One at a time, each after the previous watcher has closed:
+   * chokidar shares one fs watch per path among its instances, and a new instance made while the old one is still
+   * open would listen on the old, dead directory. `renewed`: a watch existed before, so changes made while there was
+   * none are caught by a check once the new watch is live (upstream's check right after registering a watch).
+   */
+  #startWatch(renewed: boolean): void {
+    this.#renewPending = true;
+    this.#watchTask = this.#watchTask.then(() => this.#setWatch(renewed));
+  }
+
+  async #setWatch(renewed: boolean): Promise<void> {
+    await this.#stopWatch();
+    this.#renewPending = false;
+    const trigger = this.#trigger;
+    if (trigger === undefined) return;
+    const identity = directoryIdentity(this.dir);
+    if (identity === undefined) {
+      this.#awaitDirectory();
       return;
     }
     this.#rewatch = false;
+    this.#watchedIdentity = identity;
+    const dirName = basename(this.dir);
+    let watcher: FSWatcher;
     try {
       // The directory and its direct children; every event is only a trigger to re-read and hash everything.
-      const watcher = watch(this.dir, { depth: 0, ignoreInitial: true, persistent: true, followSymlinks: false });
-      watcher.on('all', (event, path) => {
-        // The directory itself went away (deleted or renamed): the watch is dead, set a new one at the next tick.
-        if (event === 'unlinkDir' && path === this.dir) this.#rewatch = true;
-        trigger();
-      });
-      // chokidar throttles repeated 'change' events of one path (50 ms); the raw fs events are not, and a second
-      // write right after a reload must not wait for the poll.
-      watcher.on('raw', () => trigger());
-      watcher.on('error', (err) => {
-        this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
-        this.#rewatch = true;
-      });
-      this.#watcher = watcher;
+      watcher = watch(this.dir, { depth: 0, ignoreInitial: true, persistent: true, followSymlinks: false });
     } catch (err) {
       this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
       this.#rewatch = true;
+      return;
     }
+    watcher.on('all', (event, path) => {
+      if (event === 'unlinkDir' && path === this.dir && watcher === this.#watcher) this.#renewWatchIfReplaced(true);
+      trigger();
+    });
+    // chokidar throttles repeated 'change' events of one path (50 ms); the raw fs events are not, and a second
+    // write right after a reload must not wait for the poll. The directory itself being removed or renamed arrives
+    // as a raw 'rename' named after it (inotify's DELETE_SELF / MOVE_SELF): from then on the watch follows a dead
+    // inode. (A child of the same name reports the same; renewing for it is merely redundant.)
+    watcher.on('raw', (event, name, details) => {
+      if (event === 'rename' && watcher === this.#watcher) {
+        const self = name === dirName && (details as { watchedPath?: unknown } | undefined)?.watchedPath === this.dir;
+        this.#renewWatchIfReplaced(self);
+      }
+      trigger();
+    });
+    watcher.on('error', (err) => {
+      this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
+      this.#rewatch = true;
+    });
+    if (renewed) watcher.on('ready', () => trigger());
+    this.#watcher = watcher;
+  }
+
+  /**
+   * Renews the watch when the directory at the path is no longer the one watched (removed, or replaced), or when
+   * `selfEvent` says the watched directory itself was removed or renamed: a directory made right after the old one was
+   * removed can reuse its inode number, so the identity alone cannot tell.
+   */
+  #renewWatchIfReplaced(selfEvent = false): void {
+    if (!this.#watch || this.#trigger === undefined || this.#renewPending || this.#parentWatcher !== undefined) return;
+    if (!selfEvent && this.#watcher !== undefined && directoryIdentity(this.dir) === this.#watchedIdentity) return;
+    this.#log.v(2).info('Renewing the watch of a removed or replaced manifest directory', { plugin: this.plugin, dir: this.dir });
+    this.#startWatch(true);
+  }
+
+  /**
+   * The directory is missing: a watch set on it now would fail, so watch its parent for the name to come back, then
+   * set the watch and check. If the parent cannot be watched either, the tick retries (upstream's periodic re-watch).
+   */
+  #awaitDirectory(): void {
+    this.#rewatch = true;
+    const name = basename(this.dir);
+    let parent: DirectoryWatcher;
+    try {
+      parent = watchFs(dirname(this.dir), { persistent: false });
+    } catch {
+      return;
+    }
+    const back = (): void => {
+      if (this.#parentWatcher !== parent || this.#renewPending || directoryIdentity(this.dir) === undefined) return;
+      this.#startWatch(true);
+    };
+    parent.on('change', (_event, filename) => {
+      if (filename === null || filename.toString() === name) back();
+    });
+    // an error here only means waiting for the tick
+    parent.on('error', () => {
+      if (this.#parentWatcher === parent) this.#parentWatcher = undefined;
+      parent.close();
+    });
+    this.#parentWatcher = parent;
+    // created between the check above and this watch
+    back();
   }
 
   async #stopWatch(): Promise<void> {
+    this.#parentWatcher?.close();
+    this.#parentWatcher = undefined;
     const w = this.#watcher;
     this.#watcher = undefined;
+    this.#watchedIdentity = undefined;
     if (w) await w.close();
   }
 }
@@ -234,10 +321,15 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-function isDirectory(path: string): boolean {
+/**
+ * The directory at `path` as device, inode and birth time (a freed inode number is soon reused), or undefined when
+ * there is none.
+ */
+function directoryIdentity(path: string): string | undefined {
   try {
-    return statSync(path).isDirectory();
+    const s = statSync(path, { bigint: true });
+    return s.isDirectory() ? `${s.dev}:${s.ino}:${s.birthtimeNs}` : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

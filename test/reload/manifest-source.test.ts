@@ -4,8 +4,8 @@
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
-import { writeFileSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../lib/log/logger.js';
@@ -17,6 +17,7 @@ import type { PluginName } from '../../lib/manifest/plugins.js';
 import {
   bindingYAML,
   contentHash,
+  delay,
   docs,
   lastConfigInfo,
   lastTimestamp,
@@ -759,6 +760,93 @@ describe('watch re-establishment', () => {
     await primeWatcher(h, 3_000);
     await writeAtomically(join(h.dir, 'p.yaml'), third);
     await converge(h, contentHash(third), 'the watcher to load a change after the directory came back', 3_000);
+  });
+});
+
+describe('watch renewal after the directory is replaced', () => {
+  // Upstream (S/util/filesystem/watchuntil.go WatchUntil) removes and re-adds its watch when the watched path itself
+  // is removed or renamed; these tests hold the daemon to the stronger bar that a replaced directory never leaves a
+  // change waiting for the tick. The interval is the default minute and every wait ends after a few seconds, so a
+  // change seen in time can only have come from a watch.
+  const minute = 60_000;
+  const soon = 3_000;
+  const later = docs(policyAndBinding('p1', "object.metadata.name != 'later'"));
+  // The changes these tests make come a while after the replacement, as in the reported case: a watch left on the
+  // old directory keeps delivering events for 100-200 ms after it is replaced, and only a later change tells a
+  // renewed watch from a dying one. This wait is the scenario, not synchronisation.
+  const aWhile = (): Promise<void> => delay(500);
+
+  test('rm -rf and mkdir, then a change', async (t) => {
+    const h = await harness(t, { files: { 'p.yaml': goodSet }, intervalMs: minute });
+    h.source.loadInitial();
+    await h.start();
+    await primeWatcher(h);
+    // in one go, as `rm -rf d && mkdir d` does it: no event is handled in between
+    rmSync(h.dir, { recursive: true, force: true });
+    mkdirSync(h.dir);
+    // the new, empty directory is a valid (empty) set and is applied, as upstream applies it
+    await converge(h, '', 'the recreated empty directory to be loaded', soon);
+    await aWhile();
+    await writeAtomically(join(h.dir, 'p.yaml'), later);
+    await converge(h, contentHash(later), 'a change in the recreated directory (the tick is a minute away)', soon);
+  });
+
+  test('a new directory renamed into place of the old one, then a change', async (t) => {
+    const h = await harness(t, { files: { 'p.yaml': goodSet }, intervalMs: minute });
+    h.source.loadInitial();
+    await h.start();
+    await primeWatcher(h);
+    const staging = join(h.root, 'staging');
+    await mkdir(staging);
+    await writeFile(join(staging, 'p.yaml'), newSet);
+    // the old directory moves away (the watch follows its inode there), the new one takes its name, in one go
+    renameSync(h.dir, join(h.root, 'old'));
+    renameSync(staging, h.dir);
+    await converge(h, newHash, 'the new directory to be loaded', soon);
+    await aWhile();
+    await writeAtomically(join(h.dir, 'p.yaml'), later);
+    await converge(h, contentHash(later), 'a change in the new directory (the tick is a minute away)', soon);
+    // a change in the old directory, still watched before the renewal, is not the manifest directory any more
+    await writeFile(join(h.root, 'old', 'p.yaml'), goodSet);
+    await h.source.checkAndReload();
+    assert.equal(h.source.current()?.hash, contentHash(later));
+  });
+
+  test('a new directory renamed over the old (emptied) one, then a change', async (t) => {
+    const h = await harness(t, { files: { 'p.yaml': goodSet }, intervalMs: minute });
+    h.source.loadInitial();
+    await h.start();
+    await primeWatcher(h);
+    await rm(join(h.dir, 'p.yaml'));
+    for (const f of await readdir(h.dir)) await rm(join(h.dir, f));
+    await converge(h, '', 'the emptied directory to be loaded', soon);
+    const staging = join(h.root, 'staging');
+    await mkdir(staging);
+    await writeFile(join(staging, 'p.yaml'), newSet);
+    // rename(2) replaces an empty directory atomically: the path never goes missing
+    await rename(staging, h.dir);
+    await converge(h, newHash, 'the directory renamed over the old one to be loaded', soon);
+    await aWhile();
+    // the change is a removal, as in the reported case
+    await rm(join(h.dir, 'p.yaml'));
+    await converge(h, '', 'a file removed from the directory renamed over the old one (the tick is a minute away)', soon);
+  });
+
+  test('removed, missing for a while, then created again with content: loaded at once', async (t) => {
+    const h = await harness(t, { files: { 'p.yaml': goodSet }, intervalMs: minute });
+    h.source.loadInitial();
+    await h.start();
+    await primeWatcher(h);
+    const failed = nextEvent<ReloadEvent>(h.source, 'reload', (e) => e.outcome === 'load-failed', 'the removal to fail a reload', soon);
+    await rm(h.dir, { recursive: true, force: true });
+    await failed;
+    assert.equal(h.source.current()?.hash, goodHash, 'the previous snapshot keeps serving');
+    await mkdir(h.dir);
+    await writeAtomically(join(h.dir, 'p.yaml'), later);
+    await converge(h, contentHash(later), 'the directory that came back to be loaded (the tick is a minute away)', soon);
+    await aWhile();
+    await writeAtomically(join(h.dir, 'p.yaml'), newSet);
+    await converge(h, newHash, 'a later change to be loaded', soon);
   });
 });
 
