@@ -6,6 +6,10 @@
 // this daemon can answer, 405 for a method other than POST, 413 for a body over the limit, 415 for a content type
 // or encoding other than JSON (optionally gzip-compressed).
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview, GroupVersionKind, GroupVersionResource, Status } from '../api/admission.js';
+import { depthErrorMessage, describeJSONSyntaxError, excessiveNesting, lineAndColumn, maxObjectDepth, maxReviewDepth } from './json-syntax.js';
+import { admissionReviewTypeError } from './review-types.js';
+
+export { describeJSONSyntaxError } from './json-syntax.js';
 
 export const admissionReviewVersions = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionReviewVersion = (typeof admissionReviewVersions)[number];
@@ -46,151 +50,6 @@ export const badRequest = (message: string): ReviewError => new ReviewError(400,
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function quoteChar(c: string): string {
-  if (c === "'") return "'\\''";
-  const code = c.codePointAt(0)!;
-  if (code < 0x20 || code === 0x7f) return `'\\x${code.toString(16).padStart(2, '0')}'`;
-  return `'${c}'`;
-}
-
-/**
- * Finds the first syntax error in `text` (which JSON.parse rejected) and describes it the way Go's encoding/json
- * does, with its position. Runs only for malformed bodies, so it is written for clarity, not speed; it keeps an
- * explicit stack so that deep nesting cannot overflow the call stack.
- */
-export function describeJSONSyntaxError(text: string): { position: number; message: string } | undefined {
-  const n = text.length;
-  let i = 0;
-  const stack: Array<'{' | '['> = [];
-  const fail = (context: string): { position: number; message: string } =>
-    i >= n ? { position: n, message: 'unexpected end of JSON input' } : { position: i, message: `invalid character ${quoteChar(String.fromCodePoint(text.codePointAt(i)!))} ${context}` };
-  const skipSpace = (): void => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
-      i++;
-    }
-  };
-  const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
-  const scanString = (): string | undefined => {
-    i++; // opening quote
-    while (i < n) {
-      const c = text[i]!;
-      if (c === '"') {
-        i++;
-        return undefined;
-      }
-      if (c.charCodeAt(0) < 0x20) return 'in string literal';
-      if (c === '\\') {
-        i++;
-        if (i >= n) return 'in string literal';
-        const e = text[i]!;
-        if (e === 'u') {
-          for (let k = 1; k <= 4; k++) {
-            i++;
-            if (i >= n) return 'in \\u hexadecimal character escape';
-            if (!/[0-9a-fA-F]/.test(text[i]!)) return 'in \\u hexadecimal character escape';
-          }
-        } else if (!'"\\/bfnrt'.includes(e)) return 'in string escape code';
-      }
-      i++;
-    }
-    return 'in string literal';
-  };
-  const scanNumber = (): string | undefined => {
-    if (text[i] === '-') {
-      i++;
-      if (!isDigit(text[i])) return 'in numeric literal';
-    }
-    if (text[i] === '0') i++;
-    else while (isDigit(text[i])) i++;
-    if (text[i] === '.') {
-      i++;
-      if (!isDigit(text[i])) return 'after decimal point in numeric literal';
-      while (isDigit(text[i])) i++;
-    }
-    if (text[i] === 'e' || text[i] === 'E') {
-      i++;
-      if (text[i] === '+' || text[i] === '-') i++;
-      if (!isDigit(text[i])) return 'in exponent of numeric literal';
-      while (isDigit(text[i])) i++;
-    }
-    return undefined;
-  };
-  const scanLiteral = (word: string): string | undefined => {
-    for (let k = 0; k < word.length; k++, i++) {
-      if (text[i] !== word[k]) return `in literal ${word} (expecting ${quoteChar(word[k]!)})`;
-    }
-    return undefined;
-  };
-
-  // The state machine: 'value' expects a value, 'key' an object key, 'after' follows a complete value.
-  let state: 'value' | 'key' | 'after' = 'value';
-  for (;;) {
-    skipSpace();
-    if (state === 'value') {
-      const c = text[i];
-      let fault: string | undefined;
-      if (c === '{') {
-        i++;
-        skipSpace();
-        if (text[i] === '}') {
-          i++;
-          state = 'after';
-        } else {
-          stack.push('{');
-          state = 'key';
-        }
-        continue;
-      } else if (c === '[') {
-        i++;
-        skipSpace();
-        if (text[i] === ']') {
-          i++;
-          state = 'after';
-        } else stack.push('[');
-        continue;
-      } else if (c === '"') fault = scanString();
-      else if (c === '-' || isDigit(c)) fault = scanNumber();
-      else if (c === 't') fault = scanLiteral('true');
-      else if (c === 'f') fault = scanLiteral('false');
-      else if (c === 'n') fault = scanLiteral('null');
-      else fault = 'looking for beginning of value';
-      if (fault !== undefined) return fail(fault);
-      state = 'after';
-    } else if (state === 'key') {
-      if (text[i] !== '"') return fail('looking for beginning of object key string');
-      const fault = scanString();
-      if (fault !== undefined) return fail(fault);
-      skipSpace();
-      if (text[i] !== ':') return fail('after object key');
-      i++;
-      state = 'value';
-    } else {
-      const top = stack[stack.length - 1];
-      if (top === undefined) return i < n ? fail('after top-level value') : undefined;
-      const c = text[i];
-      if (c === ',') {
-        i++;
-        state = top === '{' ? 'key' : 'value';
-      } else if ((top === '{' && c === '}') || (top === '[' && c === ']')) {
-        i++;
-        stack.pop();
-      } else return fail(top === '{' ? 'after object key:value pair' : 'after array element');
-    }
-  }
-}
-
-function lineAndColumn(text: string, position: number): string {
-  let line = 1;
-  let lineStart = 0;
-  for (let k = text.indexOf('\n'); k !== -1 && k < position; k = text.indexOf('\n', k + 1)) {
-    line++;
-    lineStart = k + 1;
-  }
-  return `line ${line}, column ${position - lineStart + 1}`;
-}
-
 function requireString(obj: Record<string, unknown>, field: string, path: string): string {
   const v = obj[field];
   if (v === undefined || v === null || v === '') throw badRequest(`invalid AdmissionReview: ${path}: Required value`);
@@ -212,8 +71,9 @@ function requireObject(obj: Record<string, unknown>, field: string, path: string
 
 /**
  * Parses a request body as an AdmissionReview request (admission.k8s.io/v1 or v1beta1): JSON.parse exactly once,
- * then the checks that let every later step rely on uid, operation, kind and resource. Throws ReviewError(400)
- * naming the fault.
+ * then the checks that let every later step rely on uid, operation, kind and resource, then the rest of the envelope
+ * typed as a Go webhook decodes it (review-types.ts). Bodies long enough to nest past kube-apiserver's depth limit
+ * are scanned for it (an object may nest maxObjectDepth levels). Throws ReviewError(400) naming the fault.
  */
 export function parseAdmissionReview(body: Buffer): ParsedReview {
   if (body.length === 0) throw badRequest('request body is empty: expected an AdmissionReview');
@@ -226,6 +86,10 @@ export function parseAdmissionReview(body: Buffer): ParsedReview {
     throw badRequest(fault === undefined
       ? `request body is not valid JSON: ${(err as Error).message}`
       : `request body is not valid JSON: ${fault.message} at position ${fault.position} (${lineAndColumn(text, fault.position)})`);
+  }
+  const tooDeep = excessiveNesting(text, maxReviewDepth);
+  if (tooDeep !== undefined) {
+    throw badRequest(`request body nests deeper than kube-apiserver decodes: ${depthErrorMessage(text, tooDeep)} at position ${tooDeep} (${lineAndColumn(text, tooDeep)}): an object may nest ${maxObjectDepth} levels (${maxReviewDepth} in the AdmissionReview around it)`);
   }
   if (!isObject(parsed)) throw badRequest(`invalid AdmissionReview: expected a JSON object, got ${typeName(parsed)}`);
   const review = parsed as Record<string, unknown> & AdmissionReview;
@@ -256,7 +120,8 @@ export function parseAdmissionReview(body: Buffer): ParsedReview {
   optionalString(gvr, 'group', 'request.resource.group');
   requireString(gvr, 'version', 'request.resource.version');
   requireString(gvr, 'resource', 'request.resource.resource');
-  for (const field of ['subResource', 'name', 'namespace'] as const) optionalString(request, field, `request.${field}`);
+  const typeFault = admissionReviewTypeError(review);
+  if (typeFault !== undefined) throw badRequest(typeFault);
 
   return { apiVersion: apiVersion as AdmissionReviewVersion, request: request as unknown as CheckedAdmissionRequest, body };
 }
@@ -285,10 +150,15 @@ export function encodeStatus(code: number, reason: string, message: string): Buf
   return Buffer.from(JSON.stringify(status));
 }
 
-/** Checks Content-Type: application/json (parameters such as charset allowed); otherwise 415. */
+/**
+ * Checks Content-Type: application/json, with any parameters, but a charset other than UTF-8 (JSON's only encoding,
+ * RFC 8259 §8.1) is refused like any other type; otherwise 415.
+ */
 export function checkContentType(contentType: string | undefined): void {
-  const mediaType = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
+  const [type, ...parameters] = (contentType ?? '').split(';');
+  const mediaType = type!.trim().toLowerCase();
+  const charset = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
+  if (mediaType !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     throw new ReviewError(415, 'UnsupportedMediaType', contentType === undefined || contentType === ''
       ? 'Content-Type: Required value: expected application/json'
       : `Content-Type: Unsupported value: ${JSON.stringify(contentType)}: expected application/json`);

@@ -122,7 +122,13 @@ describe('headers and ?timeout=', () => {
     checkContentType('application/json');
     checkContentType('application/json; charset=utf-8');
     checkContentType('Application/JSON');
+    checkContentType('application/json;charset="UTF-8"');
+    checkContentType('application/json; foo=bar');
     assert.throws(() => checkContentType('application/yaml'), (e: ReviewError) => e.status === 415);
+    // JSON is UTF-8 (RFC 8259 §8.1): another charset is refused like another type
+    for (const charset of ['utf-16', 'UTF-16LE', '"iso-8859-1"']) {
+      assert.throws(() => checkContentType(`application/json; charset=${charset}`), (e: ReviewError) => e.status === 415 && e.message.includes(charset.replaceAll('"', '')), charset);
+    }
     assert.throws(() => checkContentType(undefined), (e: ReviewError) => e.status === 415);
   });
 
