@@ -110,10 +110,12 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
 }
 
 export function usageText(command: string, summary: string, specs: readonly FlagSpec[]): string {
-  const lines = specs.map((s) => {
-    const names = `${s.short ? `-${s.short}, ` : '    '}--${s.name}${s.type === 'boolean' ? '' : ` ${s.type}`}`;
+  const names = specs.map((s) => `${s.short ? `-${s.short}, ` : '    '}--${s.name}${s.type === 'boolean' ? '' : ` ${s.type}`}`);
+  // one column for the usage, however long the longest flag
+  const width = Math.max(34, ...names.map((n) => n.length));
+  const lines = specs.map((s, i) => {
     const def = s.default === undefined || s.default === '' || s.default === false ? '' : ` (default ${JSON.stringify(s.default)})`;
-    return `  ${names.padEnd(34)} ${s.usage}${def}`;
+    return `  ${names[i]!.padEnd(width)} ${s.usage}${def}`;
   });
   return `Usage: ${command}\n\n${summary}\n\nFlags:\n${lines.join('\n')}\n`;
 }

@@ -21,6 +21,8 @@ import { caBundleFromPEM, deriveRegistration } from '../registration/objects.js'
 import { renderRegistration } from '../registration/render.js';
 import { defaultBreakGlassGroup } from '../registration/guard.js';
 import { readFileSync } from 'node:fs';
+import { defaultAdmissionServerLimits, formatMs } from '../server/limits.js';
+import type { AdmissionServerLimits } from '../server/limits.js';
 import { startAdmissionServer } from '../server/server.js';
 import type { AdmissionServer } from '../server/server.js';
 import { join } from 'node:path';
@@ -36,7 +38,7 @@ import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configF
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec, ParsedFlags } from './flags.js';
 
 export const serveFlags: readonly FlagSpec[] = [
   ...configFlags,
@@ -47,6 +49,9 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', default: '', usage: 'when set, clients (the apiserver) must present a certificate signed by this CA' },
   { name: 'health-bind-address', type: 'string', default: '127.0.0.1:9444', usage: 'host:port of the plain-HTTP /metrics, /livez, /readyz, /healthz listener' },
   { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
+  { name: 'max-request-body-bytes', type: 'int', default: defaultAdmissionServerLimits.maxBodyBytes, usage: 'largest admission request body accepted (after gunzip), larger gets 413: two objects of kube-apiserver\'s 3 MiB request limit (an UPDATE carries object and oldObject) and 1 MiB for the rest' },
+  { name: 'request-header-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.headersTimeoutMs), usage: 'time a connection has to send a request\'s headers (408 after); shorter than the webhook timeoutSeconds the apiserver gives a call' },
+  { name: 'request-body-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.requestTimeoutMs), usage: 'time a request has to arrive in full, body included, from its first byte (408 after); at least --request-header-timeout' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
   { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
   { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): at every reload, log, and count in static_admissiond_registration_uncovered_objects, the loaded objects that can match requests it does not send' },
@@ -78,6 +83,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
   const workers = flagNumber(flags, 'workers');
   if (!Number.isInteger(workers) || workers < 0) throw new UsageError(`invalid --workers ${workers}: must be 0 (evaluate on the main thread) or more`);
+  const limits = listenerLimits(flags);
   let setup;
   let gates;
   try {
@@ -234,6 +240,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
         '/mutate': (review, ctx) => mutate.handle(review, ctx),
       },
       onTimeout: (review, info) => (info.endpoint === '/mutate' ? mutate.onTimeout(review, info) : validate.onTimeout(review, info)),
+      limits,
       logger: log.with('server'),
       registry,
     });
@@ -305,6 +312,21 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   await health.close();
   devCerts?.cleanup();
   return 0;
+}
+
+/** The admission listener's limits from the flags; contradictions are usage errors. */
+function listenerLimits(flags: ParsedFlags): AdmissionServerLimits {
+  const maxBodyBytes = flagNumber(flags, 'max-request-body-bytes');
+  if (!(maxBodyBytes > 0)) throw new UsageError(`invalid --max-request-body-bytes ${maxBodyBytes}: must be greater than zero`);
+  const headersTimeoutMs = flagNumber(flags, 'request-header-timeout');
+  const requestTimeoutMs = flagNumber(flags, 'request-body-timeout');
+  for (const [name, ms] of [['request-header-timeout', headersTimeoutMs], ['request-body-timeout', requestTimeoutMs]] as const) {
+    if (!(ms >= 1)) throw new UsageError(`invalid --${name} ${formatMs(ms)}: must be at least 1ms`);
+  }
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new UsageError(`--request-header-timeout (${formatMs(headersTimeoutMs)}) must not exceed --request-body-timeout (${formatMs(requestTimeoutMs)}): the whole request includes its headers`);
+  }
+  return { maxBodyBytes, headersTimeoutMs: Math.round(headersTimeoutMs), requestTimeoutMs: Math.round(requestTimeoutMs) };
 }
 
 /** --dev: what a person needs to try the daemon: the CA file, the registrations to paste, a denial and a mutation to try. */

@@ -15,13 +15,15 @@
 // kube-apiserver then applies the registration's failurePolicy.
 //
 // Slow or stuck clients cannot hold the listener: the TLS handshake, the request headers and the whole request
-// each have a time limit, and idle keep-alive connections are closed after keepAliveTimeoutMs.
+// each have a time limit (limits.ts), and idle keep-alive connections are closed after keepAliveTimeoutMs. A request
+// cut off there, or refused by the HTTP parser (bad framing, oversized headers), gets a short text/plain answer naming
+// the fault (client-errors.ts) before the connection closes.
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { createGunzip } from 'node:zlib';
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { AdmissionResponse } from '../api/admission.js';
@@ -36,7 +38,14 @@ import {
   ReviewError,
 } from './review.js';
 import type { ParsedReview } from './review.js';
+import { readBody, tooLarge } from './body.js';
+import { clientErrorAnswer, rawResponse } from './client-errors.js';
+import { resolveLimits } from './limits.js';
+import type { AdmissionServerLimits } from './limits.js';
 import { ServingCertificates } from './tls.js';
+
+export { defaultAdmissionServerLimits } from './limits.js';
+export type { AdmissionServerLimits } from './limits.js';
 import type { TLSMaterial, TLSOptions, TLSReloadResult } from './tls.js';
 
 export interface AdmissionContext {
@@ -57,60 +66,6 @@ export interface TimeoutInfo {
 
 /** Answers a request whose handler missed the deadline. Must be synchronous and cheap. */
 export type TimeoutHandler = (review: ParsedReview, info: TimeoutInfo) => AdmissionResponse;
-
-/**
- * Limits of the admission listener. Each is a flag candidate for `serve` (names given); all are optional.
- */
-export interface AdmissionServerLimits {
-  /**
-   * `--max-request-body-bytes`: largest request body accepted, after gunzip; larger → 413. Default 3 MiB, kube's
-   * own request limit. Note an UPDATE review carries object and oldObject, so a review for an object near etcd's
-   * 1.5 MiB limit can exceed it; raise this if such objects are admitted through the daemon.
-   */
-  readonly maxBodyBytes?: number;
-  /** `--tls-handshake-timeout`: time to complete the TLS handshake. Default 10s (Go's client uses 10s too). */
-  readonly handshakeTimeoutMs?: number;
-  /**
-   * `--request-header-timeout`: time from connection (or from the first byte of a request on a reused one) to the
-   * end of the request headers; a client trickling headers (slowloris) is cut off here with 408. Default 10s.
-   */
-  readonly headersTimeoutMs?: number;
-  /**
-   * `--request-timeout`: time to receive the whole request, body included (a client trickling its body is cut off
-   * here). Default 30s, the largest timeout kube-apiserver can give a webhook call. Not counted: the time the
-   * handler takes, which the request's `?timeout=` bounds.
-   */
-  readonly requestTimeoutMs?: number;
-  /**
-   * `--keep-alive-timeout`: how long an idle keep-alive connection stays open. Default 120s, longer than the 90s
-   * after which kube-apiserver's Go client drops idle connections, so the client, not the server, closes them (a
-   * server closing first races with the client reusing the connection, and a POST is not retried).
-   */
-  readonly keepAliveTimeoutMs?: number;
-  /** `--default-admission-timeout`: deadline when a request has no `?timeout=`. Default 10s (kube's default timeoutSeconds). */
-  readonly defaultTimeoutMs?: number;
-  /** `--max-admission-timeout`: cap on `?timeout=`. Default 30s (kube's maximum timeoutSeconds). */
-  readonly maxTimeoutMs?: number;
-  /**
-   * `--admission-timeout-margin`: how much earlier than the apiserver's timeout the deadline falls, so the
-   * onTimeout answer arrives before the apiserver gives up. Default 50ms, at most a tenth of the timeout.
-   */
-  readonly timeoutMarginMs?: number;
-  /** `--shutdown-grace-period`: how long close() lets in-flight requests finish before closing their connections. Default 5s. */
-  readonly shutdownGraceMs?: number;
-}
-
-export const defaultAdmissionServerLimits: Readonly<Required<AdmissionServerLimits>> = {
-  maxBodyBytes: 3 * 1024 * 1024,
-  handshakeTimeoutMs: 10_000,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 120_000,
-  defaultTimeoutMs: 10_000,
-  maxTimeoutMs: 30_000,
-  timeoutMarginMs: 50,
-  shutdownGraceMs: 5_000,
-};
 
 export interface AdmissionServerOptions {
   /** --bind-address: an IP address (or host name) to listen on, e.g. 127.0.0.1 */
@@ -201,52 +156,12 @@ class RequestCancellation {
   }
 }
 
-const tooLarge = (limit: number): ReviewError => new ReviewError(413, 'RequestEntityTooLarge', `request body exceeds the limit of ${limit} bytes`);
-
-/** Reads the body (gunzipping it when `gzip`), rejecting with 413 past `limit` bytes and 400 for broken gzip. */
-function readBody(req: IncomingMessage, gzip: boolean, limit: number): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (err: Error | undefined, body?: Buffer): void => {
-      if (done) return;
-      done = true;
-      if (err) {
-        req.unpipe();
-        req.pause();
-        reject(err);
-      } else resolve(body!);
-    };
-    const source = gzip ? req.pipe(createGunzip()) : req;
-    if (gzip) {
-      source.on('error', (err: Error) => finish(new ReviewError(400, 'BadRequest', `request body is not valid gzip: ${err.message}`)));
-      req.on('error', (err) => finish(err));
-    } else source.on('error', (err: Error) => finish(err));
-    source.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        if (gzip) (source as ReturnType<typeof createGunzip>).destroy();
-        finish(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    source.on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('close', () => {
-      if (!req.complete) finish(new ReviewError(400, 'BadRequest', 'client closed the connection before sending the whole body'));
-    });
-  });
-}
-
 function formatHost(address: AddressInfo): string {
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 
 export async function startAdmissionServer(options: AdmissionServerOptions): Promise<AdmissionServer> {
-  const limits: Required<AdmissionServerLimits> = { ...defaultAdmissionServerLimits };
-  for (const [k, v] of Object.entries(options.limits ?? {})) if (v !== undefined) (limits as Record<string, number>)[k] = v;
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new Error(`headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
+  const limits = resolveLimits(options.limits);
   for (const path of Object.keys(options.routes)) if (!path.startsWith('/')) throw new Error(`route ${JSON.stringify(path)} must start with "/"`);
 
   const log = options.logger;
@@ -255,6 +170,8 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   const routes = new Map(Object.entries(options.routes));
   /** one per request from its headers until its answer is written or its connection closes */
   const inFlight = new Set<RequestCancellation>();
+  /** per connection, the response of the request being handled: a client error while its body arrives answers there */
+  const responses = new WeakMap<Duplex, ServerResponse>();
   let closing = false;
   const v2 = log.v(2);
   const v4 = log.v(4);
@@ -362,7 +279,9 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const endpoint = handler === undefined ? 'unknown' : path;
     const cancellation = new RequestCancellation();
     inFlight.add(cancellation);
+    responses.set(req.socket, res);
     res.once('close', () => {
+      if (responses.get(req.socket) === res) responses.delete(req.socket);
       inFlight.delete(cancellation);
       if (!res.writableFinished) cancellation.abort(new Error('client closed the connection'));
       // code "0": the connection closed before an answer was written
@@ -377,18 +296,25 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   });
 
   // Failed TLS handshakes (no or an untrusted client certificate, TLS < 1.2, handshake timeout), malformed HTTP,
-  // and the header/request timeouts (slow clients) end here, before any 'request' event.
+  // and the header/request timeouts (slow clients) end here. Where HTTP still allows an answer, it names the fault:
+  // through the request's own response when its headers had arrived, else written on the socket.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     v2.info('Closing a connection after a client error', { err: err.message.trim(), code: err.code ?? '', remoteAddress: (socket as TLSSocket).remoteAddress ?? '' });
-    const code = err.code ?? '';
-    const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
-      : code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-        : code.startsWith('HPE_') ? '400 Bad Request' : undefined;
-    if (status === undefined || !socket.writable) {
+    const res = responses.get(socket);
+    const answer = clientErrorAnswer(err, { headersReceived: res !== undefined, headersTimeoutMs: limits.headersTimeoutMs, requestTimeoutMs: limits.requestTimeoutMs });
+    if (answer === undefined || !socket.writable || res?.headersSent === true) {
       socket.destroy();
       return;
     }
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (res === undefined) {
+      socket.end(rawResponse(answer));
+      return;
+    }
+    const body = Buffer.from(answer.body);
+    res.writeHead(answer.status, answer.statusText, {
+      'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': body.length, 'X-Content-Type-Options': 'nosniff', Connection: 'close',
+    });
+    res.end(body);
   });
 
   await new Promise<void>((resolve, reject) => {
