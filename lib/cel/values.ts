@@ -23,25 +23,47 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-function convert(value: unknown, memo?: WeakMap<object, unknown>): unknown {
-  if (typeof value === 'number') {
-    return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
+function celNumber(value: number): number | bigint {
+  return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
+}
+
+/** One container to fill: the source and the copy being built. */
+type CopyTask = readonly [source: unknown[] | Record<string, unknown>, copy: unknown[] | Record<string, unknown>];
+
+/**
+ * The copy of a child: scalars converted at once; a JSON object or array gets an empty copy (remembered in `memo`)
+ * and a task to fill it. Iterative, with an explicit stack, so that objects nested 10,000 levels deep (as
+ * kube-apiserver accepts them) do not overflow the call stack.
+ */
+function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
+  const tasks: CopyTask[] = [];
+  const copyOf = (value: unknown): unknown => {
+    if (typeof value === 'number') return celNumber(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (memo !== undefined) {
+      const seen = memo.get(value);
+      if (seen !== undefined) return seen;
+    }
+    let copy: unknown[] | Record<string, unknown>;
+    if (Array.isArray(value)) copy = new Array<unknown>(value.length);
+    else if (!isPlainObject(value)) return value;
+    else copy = {};
+    memo?.set(value, copy);
+    tasks.push([value as unknown[] | Record<string, unknown>, copy]);
+    return copy;
+  };
+  const result = copyOf(root);
+  for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
+    const [source, copy] = task;
+    if (Array.isArray(source)) {
+      const out = copy as unknown[];
+      for (let i = 0; i < source.length; i++) out[i] = copyOf(source[i]);
+    } else {
+      const out = copy as Record<string, unknown>;
+      for (const key of Object.keys(source)) setOwn(out, key, copyOf(source[key]));
+    }
   }
-  if (typeof value !== 'object' || value === null) return value;
-  if (memo !== undefined) {
-    const seen = memo.get(value);
-    if (seen !== undefined) return seen;
-  }
-  let out: unknown;
-  if (Array.isArray(value)) out = value.map((v) => convert(v, memo));
-  else if (!isPlainObject(value)) return value;
-  else {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) setOwn(copy, key, convert(value[key], memo));
-    out = copy;
-  }
-  memo?.set(value, out);
-  return out;
+  return result;
 }
 
 /**
@@ -60,27 +82,29 @@ export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unk
 }
 
 
-function convertInPlace(value: unknown): unknown {
-  if (typeof value === 'number') {
-    return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
-  }
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'number' || (typeof v === 'object' && v !== null)) value[i] = convertInPlace(v);
+/** convert, in place; iterative for the same reason. */
+function convertInPlace(root: unknown): unknown {
+  if (typeof root === 'number') return celNumber(root);
+  if (typeof root !== 'object' || root === null) return root;
+  const pending: object[] = [root];
+  for (let value = pending.pop(); value !== undefined; value = pending.pop()) {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        if (typeof v === 'number') value[i] = celNumber(v);
+        else if (typeof v === 'object' && v !== null) pending.push(v);
+      }
+    } else if (isPlainObject(value)) {
+      for (const key of Object.keys(value)) {
+        const v = value[key];
+        if (typeof v === 'number') {
+          const c = celNumber(v);
+          if (c !== v) setOwn(value, key, c);
+        } else if (typeof v === 'object' && v !== null) pending.push(v);
+      }
     }
-    return value;
   }
-  if (!isPlainObject(value)) return value;
-  for (const key of Object.keys(value)) {
-    const v = value[key];
-    if (typeof v === 'number' || (typeof v === 'object' && v !== null)) {
-      const c = convertInPlace(v);
-      if (c !== v) setOwn(value, key, c);
-    }
-  }
-  return value;
+  return root;
 }
 
 /**
@@ -95,31 +119,57 @@ export function adoptAsCelValue(value: unknown): unknown {
   return result;
 }
 
+/** A leaf's JSON (undefined for a container, whose JSON is built from its entries). */
+function leafToJson(value: unknown): { json: unknown } | undefined {
+  for (;;) {
+    switch (typeof value) {
+      case 'bigint':
+        return { json: Number(value) };
+      case 'object':
+        break;
+      default:
+        return { json: value };
+    }
+    if (value === null) return { json: null };
+    if (!(value instanceof CelOptional)) break;
+    if (!value.hasValue()) return { json: null };
+    value = value.value();
+  }
+  if (value instanceof CelUint) return { json: Number(value.value) };
+  if (value instanceof CelDuration) return { json: formatDuration(value) };
+  if (value instanceof CelTimestamp) return { json: formatTimestamp(value) };
+  if (value instanceof CelType) return { json: value.name };
+  if (value instanceof CelObject) return { json: toStringValue(value) };
+  if (value instanceof Date) return { json: value.toISOString() };
+  if (value instanceof Uint8Array) return { json: Buffer.from(value).toString('base64') };
+  return undefined;
+}
+
 /**
  * A JSON-serializable copy of a CEL result: int and uint become numbers, maps objects, sets arrays, bytes
  * base64, timestamps RFC 3339 strings, durations `"<seconds>s"`, an optional its value (or null when empty).
+ * Iterative, so that a result as deep as the objects it came from cannot overflow the call stack.
  */
-export function celValueToJson(value: unknown): unknown {
-  switch (typeof value) {
-    case 'bigint':
-      return Number(value);
-    case 'object':
-      break;
-    default:
-      return value;
+export function celValueToJson(root: unknown): unknown {
+  const tasks: Array<readonly [source: object, out: unknown[] | Record<string, unknown>]> = [];
+  const jsonOf = (value: unknown): unknown => {
+    const leaf = leafToJson(value);
+    if (leaf !== undefined) return leaf.json;
+    let source = value as object;
+    while (source instanceof CelOptional) source = source.value() as object;
+    const out = Array.isArray(source) || source instanceof Set ? [] : {};
+    tasks.push([source, out]);
+    return out;
+  };
+  const result = jsonOf(root);
+  for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
+    const [source, out] = task;
+    if (Array.isArray(out)) {
+      for (const item of source as Iterable<unknown>) out.push(jsonOf(item));
+    } else {
+      const entries = source instanceof Map ? source.entries() : Object.entries(source);
+      for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), jsonOf(v));
+    }
   }
-  if (value === null) return null;
-  if (value instanceof CelUint) return Number(value.value);
-  if (value instanceof CelOptional) return value.hasValue() ? celValueToJson(value.value()) : null;
-  if (value instanceof CelDuration) return formatDuration(value);
-  if (value instanceof CelTimestamp) return formatTimestamp(value);
-  if (value instanceof CelType) return value.name;
-  if (value instanceof CelObject) return toStringValue(value);
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (Array.isArray(value) || value instanceof Set) return Array.from(value as Iterable<unknown>, celValueToJson);
-  const out: Record<string, unknown> = {};
-  const entries = value instanceof Map ? value.entries() : Object.entries(value);
-  for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), celValueToJson(v));
-  return out;
+  return result;
 }
