@@ -6,9 +6,9 @@
 // Warnings and audit annotations of every plugin are kept; annotation keys lose their `/` as on /validate.
 //
 // The static-name guard is not run here: it is a validation (the apiserver calls /validate for the same request).
-import jsonPatch from 'fast-json-patch';
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { MutatingPlugin, MutatingPluginName, MutationAttributes, MutationContext, ReinvocationContext } from './mutation.js';
+import { diffJson, stringifyJson } from '../json/index.js';
 import { webhookAnnotationKey } from './audit-keys.js';
 
 export interface MutateOutcome {
@@ -36,12 +36,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The JSONPatch from the object the apiserver sent to the mutated one, base64 as AdmissionResponse.patch carries it. */
+/**
+ * The JSONPatch from the object the apiserver sent to the mutated one, base64 as AdmissionResponse.patch carries it
+ * (fast-json-patch's compare() operations, computed without recursion for objects of any depth).
+ */
 export function patchFor(sent: unknown, mutated: unknown): string | undefined {
   if (!isObject(sent) || !isObject(mutated) || sent === mutated) return undefined;
-  const operations = jsonPatch.compare(sent, mutated);
+  const operations = diffJson(sent, mutated);
   if (operations.length === 0) return undefined;
-  return Buffer.from(JSON.stringify(operations)).toString('base64');
+  return Buffer.from(stringifyJson(operations)).toString('base64');
 }
 
 function respond(uid: string, attributes: MutationAttributes, allowed: boolean, extra: Partial<AdmissionResponse>): AdmissionResponse {

@@ -5,6 +5,7 @@
 // with the same version and matched kind (so they share one uid, checked on every answer).
 import { randomUUID } from 'node:crypto';
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource, Status } from '../api/admission.js';
+import { stringifyJson } from '../json/index.js';
 import { CallingWebhookError, serviceUnavailable } from './errors.js';
 import type { RawResponse } from './client.js';
 
@@ -61,7 +62,7 @@ export function serializeReview(request: AdmissionRequest, target: ReviewTarget,
   out.oldObject = request.oldObject ?? null;
   out.dryRun = request.dryRun === true;
   out.options = request.options ?? null;
-  return Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion: `admission.k8s.io/${version}`, request: out }));
+  return Buffer.from(stringifyJson({ kind: 'AdmissionReview', apiVersion: `admission.k8s.io/${version}`, request: out }));
 }
 
 /** The fields upstream takes from a verified answer. */

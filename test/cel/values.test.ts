@@ -74,3 +74,32 @@ describe('celValueToJson', () => {
     assert.equal(celValueToJson(evaluate('optional.none()')), null);
   });
 });
+
+describe('values nested as deep as kube-apiserver decodes (10,000 levels; 20,000 here)', () => {
+  // sigs.k8s.io/json scanner.go maxNestingDepth = 10000: an object the apiserver sends can be that deep, and the
+  // conversions run on the main thread for /mutate, whose stack recursion exhausts after a few thousand levels.
+  const depth = 20_000;
+  const deep = (leaf: unknown): { a: unknown } => {
+    let v: unknown = leaf;
+    for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { a: v } : [v];
+    return { a: v };
+  };
+  const leafOf = (v: unknown): unknown => {
+    while (typeof v === 'object' && v !== null) v = Array.isArray(v) ? v[0] : (v as { a: unknown }).a;
+    return v;
+  };
+
+  it('toCelValue, adoptAsCelValue and celValueToJson', () => {
+    const converted = toCelValue(deep(7));
+    assert.equal(leafOf(converted), 7n, 'the integer 10,000 levels down is a CEL int');
+    const adopted = adoptAsCelValue(deep(7));
+    assert.equal(leafOf(adopted), 7n);
+    assert.equal(leafOf(celValueToJson(converted)), 7);
+    // memo: a subtree shared by two roots is converted once
+    const shared = deep(1);
+    const memo = new WeakMap<object, unknown>();
+    const first = toCelValue({ x: shared }, memo) as { x: unknown };
+    const second = toCelValue({ y: shared }, memo) as { y: unknown };
+    assert.equal(first.x, second.y);
+  });
+});

@@ -1,6 +1,8 @@
 // JSON helpers for conversions: the objects are the JSON the apiserver serialized from its typed objects, and a
 // conversion produces the JSON Go's encoding/json would write for the other version's typed object (fields in Go
 // order, `omitempty` honoured, zero structs written out, zero Times as null).
+import { stringifyJson } from '../../json/index.js';
+
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(v: unknown): v is JsonObject {
@@ -55,7 +57,7 @@ export function quantity(v: unknown): unknown {
  * encoding/json applies inside strings (<, >, &, U+2028, U+2029; they cannot occur outside strings).
  */
 export function goMarshal(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return stringifyJson(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A map[string]string as Go writes it: keys sorted. */

@@ -8,6 +8,7 @@
 // do. Not done (documented in the README): quantities are not rounded up to milli precision or re-canonicalized
 // (SetDefaults_ResourceList), and pod-level resources (spec.resources, PodLevelResources) are not derived from the
 // containers'. Other kinds are returned as they are.
+import { cloneJson } from '../../json/index.js';
 import { isObject, remove, setIfMissing, structField, wouldChange, write } from './object.js';
 import type { JsonObject } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
@@ -190,47 +191,79 @@ export function hasDefaulter(kind: DefaultedKind): boolean {
   return `${kind.apiVersion} ${kind.kind}` in defaulters;
 }
 
-/** A deep copy of a JSON value (several times faster than structuredClone for plain JSON). */
-function cloneJson(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null) return v;
-  if (Array.isArray(v)) return v.map(cloneJson);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) out[k] = cloneJson((v as Record<string, unknown>)[k]);
-  return out;
+/** One container pair share() is working on: the values it settled so far, and whether all were the original's. */
+interface ShareFrame {
+  readonly original: Record<string, unknown> | unknown[];
+  readonly defaulted: Record<string, unknown> | unknown[];
+  /** the defaulted object's keys; undefined for arrays */
+  readonly keys: readonly string[] | undefined;
+  readonly values: unknown[];
+  next: number;
+  same: boolean;
+}
+
+function shareFrame(original: object, defaulted: object): ShareFrame {
+  if (Array.isArray(original)) {
+    const d = defaulted as unknown[];
+    return { original, defaulted: d, keys: undefined, values: new Array<unknown>(d.length), next: 0, same: d.length === original.length };
+  }
+  const keys = Object.keys(defaulted);
+  return {
+    original: original as Record<string, unknown>, defaulted: defaulted as Record<string, unknown>, keys,
+    values: new Array<unknown>(keys.length), next: 0, same: keys.length === Object.keys(original).length,
+  };
+}
+
+/** share() of a pair that needs no walking (identical, scalars, or of different kinds), else undefined. */
+function shareAtOnce(original: unknown, defaulted: unknown): { value: unknown } | undefined {
+  if (original === defaulted) return { value: original };
+  if (typeof original !== 'object' || original === null || typeof defaulted !== 'object' || defaulted === null) return { value: defaulted };
+  if (Array.isArray(original) !== Array.isArray(defaulted)) return { value: defaulted };
+  return undefined;
 }
 
 /**
  * `defaulted` with every subtree equal to `original`'s replaced by the original one: the result shares all that
  * defaulting left alone (later evaluations convert only what changed to CEL values, keyed by subtree identity).
+ * Walked with an explicit stack, for objects of any depth.
  */
 function share(original: unknown, defaulted: unknown): unknown {
-  if (original === defaulted) return original;
-  if (typeof original !== 'object' || original === null || typeof defaulted !== 'object' || defaulted === null) return defaulted;
-  if (Array.isArray(original) !== Array.isArray(defaulted)) return defaulted;
-  if (Array.isArray(original)) {
-    const d = defaulted as unknown[];
-    let same = d.length === original.length;
-    const out = d.map((v, i) => {
-      const shared = share(original[i], v);
-      if (shared !== original[i]) same = false;
-      return shared;
-    });
-    return same ? original : out;
+  const atOnce = shareAtOnce(original, defaulted);
+  if (atOnce !== undefined) return atOnce.value;
+  const stack: ShareFrame[] = [shareFrame(original as object, defaulted as object)];
+  const settle = (f: ShareFrame, value: unknown): void => {
+    const key = f.keys === undefined ? f.next : f.keys[f.next]!;
+    const o = (f.original as Record<string | number, unknown>)[key];
+    f.values[f.next++] = value;
+    if (value !== o || (f.keys !== undefined && o === undefined && !(key in f.original))) f.same = false;
+  };
+  for (;;) {
+    const f = stack[stack.length - 1]!;
+    const count = f.keys === undefined ? f.values.length : f.keys.length;
+    if (f.next < count) {
+      const key = f.keys === undefined ? f.next : f.keys[f.next]!;
+      const o = (f.original as Record<string | number, unknown>)[key];
+      const d = (f.defaulted as Record<string | number, unknown>)[key];
+      const settled = shareAtOnce(o, d);
+      if (settled === undefined) stack.push(shareFrame(o as object, d as object));
+      else settle(f, settled.value);
+      continue;
+    }
+    stack.pop();
+    let value: unknown = f.original;
+    if (!f.same && f.keys === undefined) value = f.values;
+    else if (!f.same) {
+      const out: Record<string, unknown> = {};
+      f.keys!.forEach((k, i) => {
+        // a "__proto__" key is data
+        if (k === '__proto__') Object.defineProperty(out, k, { value: f.values[i], enumerable: true, writable: true, configurable: true });
+        else out[k] = f.values[i];
+      });
+      value = out;
+    }
+    if (stack.length === 0) return value;
+    settle(stack[stack.length - 1]!, value);
   }
-  const o = original as Record<string, unknown>;
-  const d = defaulted as Record<string, unknown>;
-  const keys = Object.keys(d);
-  let same = keys.length === Object.keys(o).length;
-  const values = new Array<unknown>(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
-    values[i] = share(o[k], d[k]);
-    if (values[i] !== o[k] || (o[k] === undefined && !(k in o))) same = false;
-  }
-  if (same) return original;
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) out[keys[i]!] = values[i];
-  return out;
 }
 
 /**

@@ -8,9 +8,9 @@
 //      fails the request at once, whatever the failure policy (upstream returns that StatusError directly).
 // Reinvocation follows upstream to the letter, including that a pass in which any mutation was applied makes the
 // IfNeeded invocations before it due again (the versioned attributes are marked dirty on every applied patch).
-import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
+import { equalJson } from '../../json/index.js';
 import { AuthorizationPending, CelActivation, toCelValue } from '../../cel/index.js';
 import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
@@ -255,7 +255,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         v.object = defaultObject(outcome.object, kind);
         v.dirty = true;
       }
-      if (before !== v.object && !isDeepStrictEqual(before, v.object)) {
+      if (before !== v.object && !equalJson(before, v.object)) {
         // the object changed: the IfNeeded invocations before this one run again
         state.requireReinvokingPreviouslyInvoked();
         ctx.setShouldReinvoke();

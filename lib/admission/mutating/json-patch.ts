@@ -13,6 +13,8 @@
 // Each error reads as upstream's pkg/errors chain, e.g. `remove operation does not apply: doc is missing path:
 // "/x": missing value`.
 
+import { cloneJson } from '../../json/index.js';
+
 export interface PatchOperation {
   readonly op: string;
   readonly path: string;
@@ -150,26 +152,38 @@ function findObject(root: Container, path: string, owned?: WeakSet<object>): { c
 }
 
 function deepCopy(value: unknown): unknown {
-  return value === undefined ? null : structuredClone(value);
+  return value === undefined ? null : cloneJson(value);
 }
 
-/** lazyNode.equal, with the document's value on the left: objects match with the same keys, each matching. */
-function equalNode(doc: unknown, value: unknown): boolean {
-  if (isObject(doc)) {
-    if (!isObject(value)) return false;
-    const keys = Object.keys(doc);
-    if (keys.length !== Object.keys(value).length) return false;
-    return keys.every((k) => Object.hasOwn(value, k) && (doc[k] === null && value[k] === null ? true : equalNode(doc[k], value[k])));
+/**
+ * lazyNode.equal, with the document's value on the left: objects match with the same keys, each matching. Pairs are
+ * compared from an explicit stack, so values of any depth can be tested.
+ */
+function equalNode(docValue: unknown, testValue: unknown): boolean {
+  const pending: unknown[] = [docValue, testValue];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    const doc = pending.pop();
+    if (isObject(doc)) {
+      if (!isObject(value)) return false;
+      const keys = Object.keys(doc);
+      if (keys.length !== Object.keys(value).length) return false;
+      for (const k of keys) {
+        if (!Object.hasOwn(value, k)) return false;
+        if (!(doc[k] === null && value[k] === null)) pending.push(doc[k], value[k]);
+      }
+    } else if (Array.isArray(doc)) {
+      if (!Array.isArray(value) || doc.length !== value.length) return false;
+      for (let i = 0; i < doc.length; i++) pending.push(doc[i], value[i]);
+    } else if (isObject(value) || Array.isArray(value) || JSON.stringify(doc) !== JSON.stringify(value)) {
+      return false;
+    }
   }
-  if (Array.isArray(doc)) {
-    return Array.isArray(value) && doc.length === value.length && doc.every((v, i) => equalNode(v, value[i]));
-  }
-  if (isObject(value) || Array.isArray(value)) return false;
-  return JSON.stringify(doc) === JSON.stringify(value);
+  return true;
 }
 
 function valueOf(op: PatchOperation): unknown {
-  return 'value' in op && op.value !== undefined ? structuredClone(op.value) : null;
+  return 'value' in op && op.value !== undefined ? cloneJson(op.value) : null;
 }
 
 function applyOne(root: Container, op: PatchOperation, owned: WeakSet<object>): void {

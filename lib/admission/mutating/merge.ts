@@ -4,6 +4,7 @@
 // maps and structs are merged key by key, lists by their listType (`atomic` replaced, `set` unioned, `map` merged
 // element by element on their listMapKey, the live order kept and new elements appended in applied order), scalars
 // and atomic values replaced. A field is removed only where the applied value is null on a scalar.
+import { stringifyJson } from '../../json/index.js';
 import { declaresFields, deduced, fieldShape, isAtomicMap, structSchema } from './schema.js';
 import type { FieldShape, Shape } from './schema.js';
 
@@ -31,7 +32,7 @@ function keyPathElement(shape: ListShape, item: unknown): string {
   const keys = shape.k ?? [];
   const values = keys.map((k) => {
     const v = isObject(item) && k in item ? item[k] : shape.d?.[k];
-    return `${k}=${JSON.stringify(v)}`;
+    return `${k}=${stringifyJson(v)}`;
   });
   return `[${values.join(',')}]`;
 }
@@ -45,12 +46,12 @@ function elementKey(shape: ListShape, item: unknown): string | undefined {
     if (v === undefined) return undefined;
     parts.push(v);
   }
-  return JSON.stringify(parts);
+  return stringifyJson(parts);
 }
 
 function pathElement(shape: ListShape, index: number, item: unknown): string {
   if (shape.lt === 'map') return keyPathElement(shape, item);
-  if (shape.lt === 'set') return `[=${JSON.stringify(item)}]`;
+  if (shape.lt === 'set') return `[=${stringifyJson(item)}]`;
   return `[${index}]`;
 }
 
@@ -115,88 +116,134 @@ export function atomicPaths(shape: Shape, value: unknown, path = ''): string[] {
   return found;
 }
 
-function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): unknown {
+// The merge keeps an explicit stack of the maps and lists being merged: a live object and an applied one can overlap
+// as deep as objects go (10,000 levels), deeper than recursion can follow on the main thread.
+
+/** One child to merge: its map key (maps only) and what to merge; `as is` when the value is taken unchanged. */
+type MergeJob = { readonly key?: string } & ({ readonly shape: Shape; readonly lhs: unknown; readonly rhs: unknown } | { readonly asIs: unknown });
+
+/** A map or list being merged: the children's results, in order, become the merged container. */
+interface MergeFrame {
+  readonly list: boolean;
+  readonly jobs: readonly MergeJob[];
+  readonly results: unknown[];
+}
+
+type MergeStep = { readonly value: unknown } | { readonly frame: MergeFrame };
+
+const frame = (list: boolean, jobs: MergeJob[]): MergeStep => ({ frame: { list, jobs, results: [] } });
+
+function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const live = isObject(lhs) ? lhs : undefined;
-  if (isEmpty(live) && isEmpty(rhs)) return rhs;
-  const out: JsonObject = {};
+  if (isEmpty(live) && isEmpty(rhs)) return { value: rhs };
+  const jobs: MergeJob[] = [];
   if (live !== undefined) {
     for (const key of Object.keys(live)) {
-      const merged = mergeValue(fieldShape(shape, key) ?? deduced, live[key], Object.hasOwn(rhs, key) ? rhs[key] : undefined);
-      if (merged !== undefined) setOwn(out, key, merged);
+      jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: Object.hasOwn(rhs, key) ? rhs[key] : undefined });
     }
   }
   for (const key of Object.keys(rhs)) {
     if (live !== undefined && Object.hasOwn(live, key)) continue;
-    const merged = mergeValue(fieldShape(shape, key) ?? deduced, undefined, rhs[key]);
-    if (merged !== undefined) setOwn(out, key, merged);
+    jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: undefined, rhs: rhs[key] });
   }
-  return Object.keys(out).length > 0 ? out : undefined;
+  return frame(false, jobs);
 }
 
-function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): unknown {
+function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): MergeStep {
   const live = Array.isArray(lhs) ? (lhs as unknown[]) : [];
-  if (live.length === 0 && rhs.length === 0) return rhs;
+  if (live.length === 0 && rhs.length === 0) return { value: rhs };
   if (shape.lt === 'set') {
-    const seen = new Set(live.map((v) => JSON.stringify(v)));
+    const seen = new Set(live.map((v) => stringifyJson(v)));
     const out = [...live];
     for (const v of rhs) {
-      const k = JSON.stringify(v);
+      const k = stringifyJson(v);
       if (!seen.has(k)) {
         seen.add(k);
         out.push(v);
       }
     }
-    return out;
+    return { value: out };
   }
   // listType=map: the live order, each element merged with the applied one of the same key, then new keys
   const applied = new Map<string, unknown>();
   const appliedOrder: string[] = [];
   for (const item of rhs) {
-    const k = elementKey(shape, item) ?? JSON.stringify(item);
+    const k = elementKey(shape, item) ?? stringifyJson(item);
     if (!applied.has(k)) appliedOrder.push(k);
     applied.set(k, item);
   }
-  const out: unknown[] = [];
+  const jobs: MergeJob[] = [];
   const liveKeys = new Set<string>();
   for (const item of live) {
-    const k = elementKey(shape, item) ?? JSON.stringify(item);
+    const k = elementKey(shape, item) ?? stringifyJson(item);
     if (liveKeys.has(k)) {
       // a duplicate the apply touches is merged into the first one; an untouched duplicate stays
-      if (!applied.has(k)) out.push(item);
+      if (!applied.has(k)) jobs.push({ asIs: item });
       continue;
     }
     liveKeys.add(k);
-    const merged = applied.has(k) ? mergeValue(shape.e, item, applied.get(k)) : item;
-    if (merged !== undefined) out.push(merged);
+    jobs.push(applied.has(k) ? { shape: shape.e, lhs: item, rhs: applied.get(k) } : { asIs: item });
   }
   for (const k of appliedOrder) {
-    if (liveKeys.has(k)) continue;
-    const merged = mergeValue(shape.e, undefined, applied.get(k));
-    if (merged !== undefined) out.push(merged);
+    if (!liveKeys.has(k)) jobs.push({ shape: shape.e, lhs: undefined, rhs: applied.get(k) });
   }
-  return out.length > 0 ? out : undefined;
+  return frame(true, jobs);
 }
 
-/** Merges the applied value into the live one (undefined: absent). Neither input is modified. */
-export function mergeValue(shape: Shape, lhs: unknown, rhs: unknown): unknown {
-  if (rhs === undefined) return lhs;
+/** One step of the merge: the merged value, or the map or list whose children must be merged first. */
+function mergeStep(shape: Shape, lhs: unknown, rhs: unknown): MergeStep {
+  if (rhs === undefined) return { value: lhs };
   if (rhs === null) {
     // null unsets a scalar; a null struct, map or list leaves the live value alone
-    return shape.t === 'o' || shape.t === 'm' || shape.t === 'l' || shape.t === 'u' ? lhs : undefined;
+    return { value: shape.t === 'o' || shape.t === 'm' || shape.t === 'l' || shape.t === 'u' ? lhs : undefined };
   }
   switch (shape.t) {
     case 'o':
     case 'm':
     case 'u':
-      if (!isObject(rhs) || isAtomicMap(shape)) return rhs;
+      if (!isObject(rhs) || isAtomicMap(shape)) return { value: rhs };
       return mergeMaps(shape, lhs, rhs);
     case 'd':
       // no schema: maps merged, lists and scalars replaced
-      return isObject(rhs) && isObject(lhs) ? mergeMaps(shape, lhs, rhs) : rhs;
+      return isObject(rhs) && isObject(lhs) ? mergeMaps(shape, lhs, rhs) : { value: rhs };
     case 'l':
-      if (!Array.isArray(rhs) || shape.lt === 'atomic') return rhs;
+      if (!Array.isArray(rhs) || shape.lt === 'atomic') return { value: rhs };
       return mergeLists(shape, lhs, rhs);
     default:
-      return rhs;
+      return { value: rhs };
+  }
+}
+
+/** The merged container: absent children left out, and an empty result absent itself. */
+function finish(f: MergeFrame): unknown {
+  if (f.list) {
+    const out = f.results.filter((v) => v !== undefined);
+    return out.length > 0 ? out : undefined;
+  }
+  const out: JsonObject = {};
+  f.jobs.forEach((job, i) => {
+    if (f.results[i] !== undefined) setOwn(out, job.key!, f.results[i]);
+  });
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Merges the applied value into the live one (undefined: absent). Neither input is modified. */
+export function mergeValue(shape: Shape, lhs: unknown, rhs: unknown): unknown {
+  const first = mergeStep(shape, lhs, rhs);
+  if ('value' in first) return first.value;
+  const stack: MergeFrame[] = [first.frame];
+  for (;;) {
+    const f = stack[stack.length - 1]!;
+    if (f.results.length < f.jobs.length) {
+      const job = f.jobs[f.results.length]!;
+      const next = 'asIs' in job ? { value: job.asIs } : mergeStep(job.shape, job.lhs, job.rhs);
+      if ('value' in next) f.results.push(next.value);
+      else stack.push(next.frame);
+      continue;
+    }
+    stack.pop();
+    const merged = finish(f);
+    if (stack.length === 0) return merged;
+    stack[stack.length - 1]!.results.push(merged);
   }
 }

@@ -2,7 +2,7 @@
 // S/admission/plugin/policy/mutating/reinvocationcontext.go): which IfNeeded invocations ran since the object last
 // changed, which must run again in the second pass, and the object the plugin last handed on, so a change made by a
 // later plugin (the webhooks) is noticed.
-import { isDeepStrictEqual } from 'node:util';
+import { equalJson } from '../../json/index.js';
 
 /** An invocation: policy and binding names (params are not supported, so they add nothing). */
 export type InvocationKey = string;
@@ -25,7 +25,7 @@ export class PolicyReinvocationState {
 
   /** Whether the object differs from what this plugin handed on last time. */
   outputChangedSinceLastInvocation(object: unknown): boolean {
-    return !this.#hasOutput || (this.#lastOutput !== object && !isDeepStrictEqual(this.#lastOutput, object));
+    return !this.#hasOutput || (this.#lastOutput !== object && !equalJson(this.#lastOutput, object));
   }
 
   /** Keeps the object itself: the chain never changes an object in place (lib/admission/mutation.ts). */

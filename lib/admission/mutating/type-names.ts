@@ -4,22 +4,29 @@
 // each JSONPatch value that is a construction, and reports `type mismatch: <these errors>`.
 import { constructionTypeOf } from '../../cel/index.js';
 
-function check(value: unknown, path: string, errors: string[]): void {
-  if (typeof value !== 'object' || value === null) return;
-  const typeName = constructionTypeOf(value);
-  if (typeName !== undefined) {
-    if (typeName !== path) {
-      errors.push(`unexpected type name ${JSON.stringify(typeName)}, expected ${JSON.stringify(path)}, which matches field name path from root Object type`);
+/** Visits `root` depth first (children in order), from an explicit stack: a result can be as deep as the object. */
+function check(root: unknown, rootPath: string, errors: string[]): void {
+  const pending: Array<readonly [value: unknown, path: string]> = [[root, rootPath]];
+  const later: Array<readonly [value: unknown, path: string]> = [];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [value, path] = item;
+    if (typeof value !== 'object' || value === null) continue;
+    // children are gathered in order, then pushed reversed so that they are visited in order
+    later.length = 0;
+    const typeName = constructionTypeOf(value);
+    if (typeName !== undefined) {
+      if (typeName !== path) {
+        errors.push(`unexpected type name ${JSON.stringify(typeName)}, expected ${JSON.stringify(path)}, which matches field name path from root Object type`);
+      }
+      for (const [key, field] of Object.entries(value)) later.push([field, `${path}.${key}`]);
+    } else if (Array.isArray(value) || value instanceof Set) {
+      for (const child of value) later.push([child, path]);
+    } else if (value instanceof Map) {
+      for (const child of value.values()) later.push([child, path]);
+    } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+      for (const child of Object.values(value)) later.push([child, path]);
     }
-    for (const [key, field] of Object.entries(value)) check(field, `${path}.${key}`, errors);
-    return;
-  }
-  if (Array.isArray(value) || value instanceof Set) {
-    for (const item of value) check(item, path, errors);
-  } else if (value instanceof Map) {
-    for (const item of value.values()) check(item, path, errors);
-  } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
-    for (const item of Object.values(value)) check(item, path, errors);
+    for (let i = later.length - 1; i >= 0; i--) pending.push(later[i]!);
   }
 }
 

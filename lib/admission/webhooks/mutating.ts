@@ -11,6 +11,7 @@ import type { Status } from '../../api/admission.js';
 import type { MutatingPlugin, MutationAttributes, MutationContext, MutationResult } from '../mutation.js';
 import type { Logger } from '../../log/logger.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
+import { equalJson, stringifyJson } from '../../json/index.js';
 import { applyJsonPatch, PatchError } from '../mutating/json-patch.js';
 import type { PatchOperation } from '../mutating/json-patch.js';
 import { callHook, failurePolicyOf, reviewVersionFor, shouldCallHook, versionedRequest } from './call.js';
@@ -50,25 +51,9 @@ function requireReinvoking(state: WebhookReinvokeState): void {
   state.previouslyInvoked = new Set();
 }
 
-/** apiequality.Semantic.DeepEqual on JSON values */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return (a ?? null) === (b ?? null);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
-}
-
 /** Go's encoding/json output: HTML-significant characters and line separators escaped. */
 function goJSON(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return stringifyJson(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A decoded jsonpatch.Patch marshals each operation as a Go map: keys sorted. */
@@ -154,7 +139,7 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
     const { reinvocation } = attributes;
     const state = reinvocation.value<WebhookReinvokeState>('MutatingAdmissionWebhook', () => ({ lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set() }));
     // in-tree plugins (here: MutatingAdmissionPolicy) changed the object since our last pass: reinvoke every eligible webhook
-    if (reinvocation.isReinvoke && !jsonEqual(state.lastOutput, attributes.object)) requireReinvoking(state);
+    if (reinvocation.isReinvoke && !equalJson(state.lastOutput, attributes.object)) requireReinvoking(state);
     try {
       return await this.dispatch(attributes, ctx, state);
     } finally {
@@ -224,7 +209,7 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
             if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) {
               throw new AdmissionStatusError(internalError(`json: cannot unmarshal ${goKind(patched)} into Go value of type map[string]interface {}`));
             }
-            changed = !jsonEqual(versioned.object, patched);
+            changed = !equalJson(versioned.object, patched);
             annotate(`${patchAuditAnnotationPrefix}${key}`, goJSON({ configuration, webhook: name, patch: patch.map((op) => (op === null ? null : sortedOperation(op))), patchType: 'JSONPatch' }));
             // defaulted in its version (callAttrMutatingHook), then back to the version the apiserver sent
             const group = target.kind.group ?? '';

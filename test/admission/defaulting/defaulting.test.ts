@@ -159,3 +159,18 @@ describe('between mutations', () => {
     assert.deepEqual((patched as { metadata: { labels: unknown } }).metadata.labels, { 'sidecar-pull': 'Always', grace: '30' });
   });
 });
+
+describe('objects nested 10,000 levels', () => {
+  it('a Deployment carrying a 10,000-level field is defaulted, and shares that field', () => {
+    // sigs.k8s.io/json scanner.go maxNestingDepth = 10000: a review may carry such a field; defaulting copies and
+    // compares the object on the main thread
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [{ a: deep }];
+    const o = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', annotations: { x: 'y' } }, spec: { template: { spec: { containers: [{ name: 'c', image: 'i' }] } } }, extra: deep };
+    const out = defaultObject(o, { apiVersion: 'apps/v1', kind: 'Deployment' }) as Record<string, unknown> & { spec: { replicas: number } };
+    assert.notEqual(out, o);
+    assert.equal(out.spec.replicas, 1);
+    assert.equal(out['extra'], deep, 'the untouched deep field is the original one');
+    assert.equal(out['metadata'], o.metadata);
+  });
+});

@@ -176,3 +176,21 @@ describe('merge cases', () => {
     assert.deepEqual(ignored.checks.map((c) => c.errorType), ['invalid_error']);
   });
 });
+
+describe('a merge as deep as the objects kube-apiserver sends (10,000 levels)', () => {
+  it('an apply configuration overlapping the live object 10,000 levels down merges at the bottom', () => {
+    // sigs.k8s.io/json scanner.go maxNestingDepth = 10000; the merge runs on the main thread
+    const nest = (levels: number, leaf: Record<string, unknown>): Record<string, unknown> => {
+      let v: Record<string, unknown> = leaf;
+      for (let i = 0; i < levels; i++) v = { a: v };
+      return v;
+    };
+    const live = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: nest(9_997, { keep: 1, change: 1 }) };
+    const applied = { spec: nest(9_997, { change: 2, add: 3 }) };
+    const merged = mergeValue(rootShape('example.com/v1', 'Widget'), live, applied) as { spec: Record<string, unknown> };
+    let bottom: unknown = merged.spec;
+    for (let i = 0; i < 9_997; i++) bottom = (bottom as { a: unknown }).a;
+    assert.deepEqual(bottom, { keep: 1, change: 2, add: 3 });
+    assert.equal((live.spec as { a: unknown }).a !== (merged.spec as { a: unknown }).a, true, 'the live object is not modified');
+  });
+});

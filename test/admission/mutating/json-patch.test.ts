@@ -216,3 +216,27 @@ describe('applyJsonPatch: evanphx v4 details', () => {
       (e: unknown) => e instanceof PatchError && e.message === 'testing value  failed: test failed');
   });
 });
+
+describe('values as deep as the objects kube-apiserver sends (10,000 levels)', () => {
+  it('test, copy and replace of a 10,000-level value, and a pointer 10,000 segments long', () => {
+    // sigs.k8s.io/json scanner.go maxNestingDepth = 10000; JSON Patch runs on the main thread for /mutate
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const doc = { spec: { deep } };
+    const leaf = `/spec/deep${'/a'.repeat(10_000)}`;
+    const patched = applyJsonPatch(doc, [
+      { op: 'test', path: '/spec/deep', value: deep },
+      { op: 'copy', from: '/spec/deep', path: '/spec/copy' },
+      { op: 'replace', path: leaf, value: 2 },
+    ]) as { spec: { deep: unknown; copy: unknown } };
+    const bottom = (v: unknown): unknown => {
+      while (typeof v === 'object' && v !== null) v = (v as { a: unknown }).a;
+      return v;
+    };
+    assert.equal(bottom(patched.spec.deep), 2);
+    assert.equal(bottom(patched.spec.copy), 1, 'the copy is a copy');
+    assert.equal(bottom(doc.spec.deep), 1, 'the document is not modified');
+    // a failed test of a deep value drops the patch, as upstream
+    assert.equal(applyJsonPatch(doc, [{ op: 'test', path: '/spec/deep', value: patched.spec.deep }, { op: 'remove', path: '/spec' }]), doc);
+  });
+});
