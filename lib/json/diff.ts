@@ -15,7 +15,10 @@ function escapePathComponent(key: string): string {
 }
 
 function keysOf(value: object): string[] {
-  return Array.isArray(value) ? Array.from({ length: value.length }, (_, i) => String(i)) : Object.keys(value);
+  if (!Array.isArray(value)) return Object.keys(value);
+  const keys = new Array<string>(value.length);
+  for (let i = 0; i < keys.length; i++) keys[i] = String(i);
+  return keys;
 }
 
 type Container = Record<string, unknown>;
@@ -46,17 +49,17 @@ export function diffJson(from: object, to: object): DiffOperation[] {
     if (f.t >= 0) {
       const key = f.oldKeys[f.t--]!;
       const oldVal = f.from[key];
-      const path = `${f.path}/${escapePathComponent(key)}`;
+      const newVal = f.to[key];
+      if (oldVal === newVal && newVal !== undefined) continue;
       const toIsArray = Array.isArray(f.to);
-      if (Object.hasOwn(f.to, key) && !(f.to[key] === undefined && oldVal !== undefined && !toIsArray)) {
-        const newVal = f.to[key];
+      if (Object.hasOwn(f.to, key) && !(newVal === undefined && oldVal !== undefined && !toIsArray)) {
         if (typeof oldVal === 'object' && oldVal !== null && typeof newVal === 'object' && newVal !== null && Array.isArray(oldVal) === Array.isArray(newVal)) {
-          enter(oldVal, newVal, path);
+          enter(oldVal, newVal, `${f.path}/${escapePathComponent(key)}`);
         } else if (oldVal !== newVal) {
-          operations.push({ op: 'replace', path, value: newVal === undefined ? null : newVal });
+          operations.push({ op: 'replace', path: `${f.path}/${escapePathComponent(key)}`, value: newVal === undefined ? null : newVal });
         }
       } else if (Array.isArray(f.from) === toIsArray) {
-        operations.push({ op: 'remove', path });
+        operations.push({ op: 'remove', path: `${f.path}/${escapePathComponent(key)}` });
         f.deleted = true;
       } else {
         operations.push({ op: 'replace', path: f.path, value: f.to });

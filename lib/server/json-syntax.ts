@@ -167,11 +167,13 @@ export function excessiveNesting(text: string, limit: number): number | undefine
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // a string: skip to its closing quote (escapes skip the character after the backslash)
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
+      // a string: jump to its closing quote, the first one not escaped by an odd run of backslashes
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i === -1) return undefined;
+        let k = i - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        if ((i - 1 - k) % 2 === 0) break;
       }
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return i;

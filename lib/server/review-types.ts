@@ -80,10 +80,13 @@ const admissionResponse = struct('v1.AdmissionResponse', {
 });
 const admissionReview = struct('v1.AdmissionReview', { kind: str(), apiVersion: str(), request: admissionRequest, response: admissionResponse });
 
-/** Where a value sits, as decodeState.errorContext tracks it: the innermost struct and the JSON field names from the root. */
+/**
+ * Where a value sits, as decodeState.errorContext tracks it: the innermost struct and the JSON field names from the
+ * root (one array, pushed and popped as the walk goes, so that a walk without faults allocates nothing).
+ */
 interface Context {
-  readonly struct: string;
-  readonly fields: readonly string[];
+  struct: string;
+  readonly fields: string[];
 }
 
 function jsonKind(v: unknown): 'bool' | 'string' | 'number' | 'array' | 'object' {
@@ -93,10 +96,10 @@ function jsonKind(v: unknown): 'bool' | 'string' | 'number' | 'array' | 'object'
   return Array.isArray(v) ? 'array' : 'object';
 }
 
-function typeError(value: string, type: GoType, ctx: Context | undefined): string {
+function typeError(value: string, type: GoType, ctx: Context): string {
   const name = (type as { name: string }).name;
   // addErrorContext: Struct is the struct type's bare name, Field the JSON names joined by dots
-  return ctx === undefined
+  return ctx.fields.length === 0
     ? `json: cannot unmarshal ${value} into Go value of type ${name}`
     : `json: cannot unmarshal ${value} into Go struct field ${ctx.struct.slice(ctx.struct.indexOf('.') + 1)}.${ctx.fields.join('.')} of type ${name}`;
 }
@@ -141,7 +144,7 @@ export function base64DecodeError(s: string): string | undefined {
 }
 
 /** The first decoding fault of `value` as type `type`, in document order; undefined when it decodes. */
-function check(value: unknown, type: GoType, ctx: Context | undefined): string | undefined {
+function check(value: unknown, type: GoType, ctx: Context): string | undefined {
   if (value === null || type.k === 'raw') return undefined;
   const kind = jsonKind(value);
   switch (type.k) {
@@ -173,18 +176,23 @@ function check(value: unknown, type: GoType, ctx: Context | undefined): string |
     case 'struct': {
       if (kind !== 'object') return typeError(kind, type, ctx);
       const obj = value as Record<string, unknown>;
-      for (const key of Object.keys(obj)) {
+      const outer = ctx.struct;
+      for (const key in obj) {
         const field = Object.hasOwn(type.fields, key) ? type.fields[key] : undefined;
-        if (field === undefined) continue;
-        const fault = check(obj[key], field, { struct: type.name, fields: [...(ctx?.fields ?? []), key] });
+        if (field === undefined || (field.k !== 'raw' && obj[key] === null)) continue;
+        ctx.struct = type.name;
+        ctx.fields.push(key);
+        const fault = check(obj[key], field, ctx);
         if (fault !== undefined) return fault;
+        ctx.fields.pop();
+        ctx.struct = outer;
       }
       return undefined;
     }
   }
 }
 
-function checkAll(items: readonly unknown[], elem: GoType, ctx: Context | undefined): string | undefined {
+function checkAll(items: readonly unknown[], elem: GoType, ctx: Context): string | undefined {
   for (const item of items) {
     const fault = check(item, elem, ctx);
     if (fault !== undefined) return fault;
@@ -197,5 +205,5 @@ function checkAll(items: readonly unknown[], elem: GoType, ctx: Context | undefi
  * AdmissionReview, or undefined when it decodes. `review.request` must be an object.
  */
 export function admissionReviewTypeError(review: Record<string, unknown>): string | undefined {
-  return check(review, admissionReview, undefined);
+  return check(review, admissionReview, { struct: '', fields: [] });
 }
