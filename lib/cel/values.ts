@@ -6,6 +6,7 @@
 import { formatDuration, formatTimestamp } from './runtime/time.js';
 import { CelDuration, CelObject, CelOptional, CelTimestamp, CelType, CelUint } from './runtime/values.js';
 import { toStringValue } from './runtime/functions.js';
+import { copyJson } from '../json/index.js';
 
 const INT64_LIMIT = 2 ** 63;
 
@@ -27,43 +28,9 @@ function celNumber(value: number): number | bigint {
   return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
 }
 
-/** One container to fill: the source and the copy being built. */
-type CopyTask = readonly [source: unknown[] | Record<string, unknown>, copy: unknown[] | Record<string, unknown>];
-
-/**
- * The copy of a child: scalars converted at once; a JSON object or array gets an empty copy (remembered in `memo`)
- * and a task to fill it. Iterative, with an explicit stack, so that objects nested 10,000 levels deep (as
- * kube-apiserver accepts them) do not overflow the call stack.
- */
+/** JSON to CEL values; a copy made with an explicit stack, for objects nested 10,000 levels (as kube-apiserver accepts). */
 function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
-  const tasks: CopyTask[] = [];
-  const copyOf = (value: unknown): unknown => {
-    if (typeof value === 'number') return celNumber(value);
-    if (typeof value !== 'object' || value === null) return value;
-    if (memo !== undefined) {
-      const seen = memo.get(value);
-      if (seen !== undefined) return seen;
-    }
-    let copy: unknown[] | Record<string, unknown>;
-    if (Array.isArray(value)) copy = new Array<unknown>(value.length);
-    else if (!isPlainObject(value)) return value;
-    else copy = {};
-    memo?.set(value, copy);
-    tasks.push([value as unknown[] | Record<string, unknown>, copy]);
-    return copy;
-  };
-  const result = copyOf(root);
-  for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
-    const [source, copy] = task;
-    if (Array.isArray(source)) {
-      const out = copy as unknown[];
-      for (let i = 0; i < source.length; i++) out[i] = copyOf(source[i]);
-    } else {
-      const out = copy as Record<string, unknown>;
-      for (const key of Object.keys(source)) setOwn(out, key, copyOf(source[key]));
-    }
-  }
-  return result;
+  return copyJson(root, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
 }
 
 /**

@@ -6,38 +6,24 @@
 // llhttp's (Node's parser), prefixed `malformed HTTP request: `.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { maxHeaderSize } from 'node:http';
-import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { AdmissionServerLimits } from '../../lib/server/limits.js';
-import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { startAdmissionServer } from '../../lib/server/server.js';
 import type { AdmissionServer } from '../../lib/server/server.js';
-import { call, memoryLogger, newRegistry, tempDir } from './helpers.js';
+import { call, memoryLogger, minimalReview, newRegistry, servingFiles } from './helpers.js';
 
-let tmp: { dir: string; cleanup: () => void };
 let caPEM: string;
 let certFile: string;
 let keyFile: string;
+let cleanup: () => void;
 
 before(async () => {
-  tmp = tempDir();
-  const ca = await createCertificateAuthority('framing test CA');
-  const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
-  caPEM = ca.certPEM;
-  certFile = join(tmp.dir, 'tls.crt');
-  keyFile = join(tmp.dir, 'tls.key');
-  writeFileSync(certFile, serving.certPEM);
-  writeFileSync(keyFile, serving.keyPEM);
+  ({ caPEM, certFile, keyFile, cleanup } = await servingFiles('framing test'));
 });
-after(() => tmp.cleanup());
+after(() => cleanup());
 
-const review = JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: { uid: 'u-1', kind: { group: '', version: 'v1', kind: 'ConfigMap' }, resource: { group: '', version: 'v1', resource: 'configmaps' }, operation: 'CREATE' },
-});
+const review = minimalReview();
 
 async function withServer(limits: AdmissionServerLimits, fn: (server: AdmissionServer, handled: () => number) => Promise<void>): Promise<void> {
   let handled = 0;

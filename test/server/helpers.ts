@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../lib/log/logger.js';
+import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import type { Logger } from '../../lib/log/logger.js';
 
 /** dist/test/server → the package root */
@@ -153,3 +154,29 @@ export function replayHeaders(capture: Capture): Record<string, string> {
   const { host: _host, 'content-length': _length, ...rest } = capture.headers;
   return rest;
 }
+
+/** A CA and a serving pair for 127.0.0.1/localhost, written to a temporary directory (removed by cleanup()). */
+export async function servingFiles(label: string): Promise<{ caPEM: string; certFile: string; keyFile: string; cleanup: () => void }> {
+  const tmp = tempDir();
+  const ca = await createCertificateAuthority(`${label} CA`);
+  const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1', 'localhost'] });
+  const certFile = join(tmp.dir, 'tls.crt');
+  const keyFile = join(tmp.dir, 'tls.key');
+  writeFileSync(certFile, serving.certPEM);
+  writeFileSync(keyFile, serving.keyPEM);
+  return { caPEM: ca.certPEM, certFile, keyFile, cleanup: tmp.cleanup };
+}
+
+/** A ConfigMap CREATE AdmissionReview with only the fields every request must carry; `request` adds or overrides. */
+export const minimalReview = (extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}): string => JSON.stringify({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request: {
+    uid: 'c0ffee00-0000-4000-8000-000000000001',
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    operation: 'CREATE',
+    ...request,
+  },
+  ...extra,
+});

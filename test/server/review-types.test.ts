@@ -16,20 +16,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAdmissionReview, ReviewError } from '../../lib/server/review.js';
 import { base64DecodeError } from '../../lib/server/review-types.js';
+import { minimalReview } from './helpers.js';
 
-const review = (request: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Buffer => Buffer.from(JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid: 'c0ffee00-0000-4000-8000-000000000001',
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    operation: 'CREATE',
-    userInfo: { username: 'admin', groups: ['system:masters'] },
-    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } },
-    ...request,
-  },
-  ...extra,
+const review = (request: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Buffer => Buffer.from(minimalReview(extra, {
+  userInfo: { username: 'admin', groups: ['system:masters'] },
+  object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } },
+  ...request,
 }));
 
 function fault(body: Buffer): ReviewError | undefined {

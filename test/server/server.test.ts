@@ -4,19 +4,16 @@
 // slow clients, and the request metrics.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { AdmissionResponse } from '../../lib/api/admission.js';
-import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import type { ParsedReview } from '../../lib/server/review.js';
 import { startAdmissionServer } from '../../lib/server/server.js';
 import type { AdmissionContext, AdmissionServer, AdmissionServerOptions } from '../../lib/server/server.js';
-import { call, loadCaptures, memoryLogger, newRegistry, replayHeaders, sampleValue, tempDir, waitFor } from './helpers.js';
+import { call, loadCaptures, memoryLogger, minimalReview, newRegistry, replayHeaders, sampleValue, servingFiles, waitFor } from './helpers.js';
 import type { CallOptions, Reply } from './helpers.js';
 
 interface Seen {
@@ -25,22 +22,15 @@ interface Seen {
   receivedAt: number;
 }
 
-let tmp: { dir: string; cleanup: () => void };
 let caPEM: string;
 let certFile: string;
 let keyFile: string;
+let cleanup: () => void;
 
 before(async () => {
-  tmp = tempDir();
-  const ca = await createCertificateAuthority('server test CA');
-  const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1', 'localhost'] });
-  caPEM = ca.certPEM;
-  certFile = join(tmp.dir, 'tls.crt');
-  keyFile = join(tmp.dir, 'tls.key');
-  writeFileSync(certFile, serving.certPEM);
-  writeFileSync(keyFile, serving.keyPEM);
+  ({ caPEM, certFile, keyFile, cleanup } = await servingFiles('server test'));
 });
-after(() => tmp.cleanup());
+after(() => cleanup());
 
 async function withServer(
   overrides: Partial<AdmissionServerOptions>,
@@ -68,19 +58,6 @@ async function withServer(
     await server.close();
   }
 }
-
-const minimalReview = (extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}): string => JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid: 'c0ffee00-0000-4000-8000-000000000001',
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    operation: 'CREATE',
-    ...request,
-  },
-  ...extra,
-});
 
 function statusOf(reply: Reply): { code: number; reason: string; message: string; kind: string } {
   assert.match(String(reply.headers['content-type']), /^application\/json/);
