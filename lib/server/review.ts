@@ -3,8 +3,9 @@
 // request deadline kube-apiserver announces in `?timeout=`.
 //
 // Faults are ReviewErrors carrying the HTTP status to answer with: 400 for a body that is not an AdmissionReview
-// this daemon can answer, 405 for a method other than POST, 413 for a body over the limit, 415 for a content type
-// or encoding other than JSON (optionally gzip-compressed).
+// this daemon can answer (syntax, nesting past kube-apiserver's depth, envelope fields of the wrong type in Go's
+// wording), 405 for a method other than POST, 413 for a body over the limit, 415 for a content type or encoding other
+// than UTF-8 JSON (optionally gzip-compressed).
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview, GroupVersionKind, GroupVersionResource, Status } from '../api/admission.js';
 import { depthErrorMessage, describeJSONSyntaxError, excessiveNesting, lineAndColumn, maxObjectDepth, maxReviewDepth } from './json-syntax.js';
 import { admissionReviewTypeError } from './review-types.js';

@@ -44,7 +44,6 @@ import { resolveLimits } from './limits.js';
 import type { AdmissionServerLimits } from './limits.js';
 import { ServingCertificates } from './tls.js';
 
-export { defaultAdmissionServerLimits } from './limits.js';
 export type { AdmissionServerLimits } from './limits.js';
 import type { TLSMaterial, TLSOptions, TLSReloadResult } from './tls.js';
 
