@@ -12,13 +12,14 @@
 import { interpretError, StrictWalker } from '../../api/strict-walker.js';
 import type { ScalarChecks } from '../../api/strict-walker.js';
 import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
+import { stringifyJson } from '../../json/index.js';
 import { decodeRoots, decodeSchema } from './decode-types.generated.js';
 
 type JsonObject = { [key: string]: Parameters<StrictWalker['object']>[0][string] };
 
 /** resource.Quantity UnmarshalJSON: the value's JSON text, unquoted and trimmed, through ParseQuantity. */
 function quantityError(value: unknown): string | undefined {
-  const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+  const text = typeof value === 'string' ? value.trim() : stringifyJson(value);
   try {
     parseQuantity(text);
     return undefined;

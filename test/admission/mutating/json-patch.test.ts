@@ -4,6 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyJsonPatch, PatchError } from '../../../lib/admission/mutating/json-patch.js';
+import { createMutatingPolicyPlugin } from '../../../lib/admission/mutating/plugin.js';
+import { mutateRequest } from '../../../lib/admission/mutate.js';
 import { defaulted, loadHooks, mutate, pod, policy, requestFor } from './helpers.js';
 
 const deployment = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Record<string, unknown> =>
@@ -238,5 +240,25 @@ describe('values as deep as the objects kube-apiserver sends (10,000 levels)', (
     assert.equal(bottom(doc.spec.deep), 1, 'the document is not modified');
     // a failed test of a deep value drops the patch, as upstream
     assert.equal(applyJsonPatch(doc, [{ op: 'test', path: '/spec/deep', value: patched.spec.deep }, { op: 'remove', path: '/spec' }]), doc);
+  });
+});
+
+describe('a deep value patched into a typed field', () => {
+  it('fails the strict decode with Quantity\'s error, as upstream, instead of overflowing the stack', async () => {
+    // json_patch.go decodes the patched Deployment strictly; resource.Quantity's UnmarshalJSON parses the value's
+    // JSON text (quantity.go) and refuses it with ErrFormatWrong. A review may carry a field nested 10,000 levels
+    // (sigs.k8s.io/json scanner.go maxNestingDepth = 10000), whose JSON text is past the native stringify's reach.
+    let deep: unknown = 1;
+    for (let i = 0; i < 9_990; i++) deep = { a: deep };
+    const object = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' },
+      spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'a', image: 'a:1' }] } }, x: deep },
+    };
+    const hooks = loadHooks(policy('q', [{ jsonPatch: '[JSONPatch{op: "add", path: "/spec/template/spec/containers/0/resources", value: {"limits": {"cpu": object.spec.x}}}]' }], { group: 'apps', resources: 'deployments' }));
+    const plugin = createMutatingPolicyPlugin({ hooks: () => hooks, onChecks: () => undefined });
+    const { response } = await mutateRequest(requestFor(object), [plugin], { deadline: Date.now() + 10_000, signal: new AbortController().signal });
+    assert.equal(response.allowed, false);
+    assert.equal(response.status?.code, 500);
+    assert.equal(response.status?.message, "Internal error occurred: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   });
 });
