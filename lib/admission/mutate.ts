@@ -9,6 +9,8 @@
 import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
 import type { MutatingPlugin, MutatingPluginName, MutationAttributes, MutationContext, ReinvocationContext } from './mutation.js';
 import { diffJson, stringifyJson } from '../json/index.js';
+import { applyJsonPatch } from './mutating/json-patch.js';
+import type { PatchOperation } from './mutating/json-patch.js';
 import { webhookAnnotationKey } from './audit-keys.js';
 
 export interface MutateOutcome {
@@ -45,6 +47,16 @@ export function patchFor(sent: unknown, mutated: unknown): string | undefined {
   const operations = diffJson(sent, mutated);
   if (operations.length === 0) return undefined;
   return Buffer.from(stringifyJson(operations)).toString('base64');
+}
+
+/**
+ * The object as the apiserver makes it from an answer: the object it sent with the response's JSONPatch (base64)
+ * applied as the webhook plugin applies a webhook's patch (evanphx, a failed test an error). `sent` is not changed.
+ */
+export function patchedObject(sent: unknown, patch: string | undefined): unknown {
+  if (patch === undefined || patch === '' || !isObject(sent)) return sent;
+  const operations = JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as PatchOperation[];
+  return applyJsonPatch(sent, operations, { failedTest: 'error' });
 }
 
 function respond(uid: string, attributes: MutationAttributes, allowed: boolean, extra: Partial<AdmissionResponse>): AdmissionResponse {

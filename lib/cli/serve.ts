@@ -4,14 +4,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { AdmissionConfigError } from '../config/admission-config.js';
 import { startHealthServer } from '../health/server.js';
 import { defaultPoolThreads, PolicyPool } from '../admission/pool/pool.js';
-import { createValidateHandler } from '../admission/pool/validate-handler.js';
-import { createValidatingPolicyMetrics } from '../metrics/policy.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
-import { createMutateHandler } from '../admission/mutating/handler.js';
-import { createMutatingPolicyPlugin } from '../admission/mutating/plugin.js';
-import type { MutatingPlugin } from '../admission/mutation.js';
-import { createMutatingPolicyMetrics } from '../metrics/mutating-policy.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
 import type { DevCertificates } from '../server/dev-cert.js';
 import { createRegistrationMetrics } from '../metrics/registration.js';
@@ -34,6 +28,7 @@ import { createReloadMetrics } from '../metrics/reload.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
+import { createAdmissionChain } from './chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
@@ -104,7 +99,6 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   new Gauge({ name: 'static_admissiond_build_info', help: 'A metric with a constant 1 value labelled by the version of static-admissiond and of Node.js.', labelNames: ['version', 'node_version'] as const, registers: [registry] })
     .set({ version: packageVersion(), node_version: process.version }, 1);
   const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));
-  const policyMetrics = createValidatingPolicyMetrics(registry);
 
   const sources = setup.plugins.map((p) => new ManifestSource({
     plugin: p.plugin,
@@ -182,25 +176,14 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     }
     log.info('Started the policy worker pool', { workers });
   }
-  const validate = createValidateHandler({
-    snapshot: () => policies?.current(),
+  // POST /validate and /mutate, built as `review` and `test` build them
+  const { validate, mutate } = createAdmissionChain({
+    snapshot: (plugin) => sources.find((s) => s.plugin === plugin)?.current(),
+    webhooks: webhookPlugins,
     pool,
-    policyMetrics,
+    registry,
     ...authorizationOption,
-    ...(webhookPlugins.validating ? { webhooks: webhookPlugins.validating } : {}),
   });
-  // POST /mutate: MutatingAdmissionPolicy, then MutatingAdmissionWebhook (appended here when configured)
-  const mutatingPolicies = sources.find((s) => s.plugin === 'MutatingAdmissionPolicy');
-  const mutatingPolicyMetrics = createMutatingPolicyMetrics(registry);
-  const mutatingPlugins: MutatingPlugin[] = [createMutatingPolicyPlugin({
-    hooks: () => {
-      const snapshot = mutatingPolicies?.current();
-      return snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
-    },
-    onChecks: (checks) => mutatingPolicyMetrics.recordChecks(checks),
-    ...authorizationOption,
-  }), ...(webhookPlugins.mutating ? [webhookPlugins.mutating] : [])];
-  const mutate = createMutateHandler(mutatingPlugins);
 
   let shuttingDown = false;
   let admissionListening = false;
