@@ -6,6 +6,7 @@ import { hash } from './hash.js';
 import { registration } from './registration.js';
 import { serve } from './serve.js';
 import { review } from './review.js';
+import { test } from './test.js';
 import { validate } from './validate.js';
 
 const usage = `Usage: static-admissiond [command] [flags]
@@ -17,6 +18,7 @@ Commands:
   validate    load manifest directories as the daemon would; report counts, hashes, warnings
   hash DIR    print the content hash of a manifest directory
   review F    run one AdmissionReview (file or -) through the admission chain offline; print the response
+  test S...   run AdmissionTest suites (files or directories) through the admission chain; exit 1 on a failed case
   registration  print the webhook configurations that point the apiserver at this daemon
   version     print the version
 
@@ -39,6 +41,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
       case 'hash': return hash(rest, io);
       case 'registration': return registration(rest, io);
       case 'review': return await review(rest, io);
+      case 'test': return await test(rest, io);
       case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;
       case 'help': io.stdout(usage); return 0;
       default: throw new UsageError(`unknown command ${JSON.stringify(first)}`);

@@ -2,7 +2,7 @@
 // it carries inline or by path, keeping the four plugins that take static manifests. Validation and messages follow
 // apiserver's admission config loading, webhook LoadConfig and manifest.ValidateStaticManifestsDir.
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseManifestDocument, DocumentSyntaxError } from '../manifest/document.js';
 import type { JsonObject, JsonValue } from '../manifest/document.js';
 import { isPluginName } from '../manifest/plugins.js';
@@ -103,8 +103,11 @@ function goStatError(err: unknown): string {
   return e.message;
 }
 
-/** ValidateStaticManifestsDir: gate, absolute path (a leading `/`), stat, directory. */
-export function validateStaticManifestsDir(dir: string, gates: FeatureGates): void {
+/**
+ * ValidateStaticManifestsDir: gate, absolute path (a leading `/`), stat, directory. With `root` (a node's file system
+ * copied under a directory, as `test` suites read one) the directory is looked for under it.
+ */
+export function validateStaticManifestsDir(dir: string, gates: FeatureGates, root = ''): void {
   if (dir.length === 0) return;
   if (!gates.ManifestBasedAdmissionControlConfig) {
     throw new AdmissionConfigError('staticManifestsDir: Forbidden: staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled');
@@ -112,15 +115,23 @@ export function validateStaticManifestsDir(dir: string, gates: FeatureGates): vo
   if (!dir.startsWith('/')) throw new AdmissionConfigError(`staticManifestsDir: Invalid value: ${JSON.stringify(dir)}: must be an absolute file path`);
   let info;
   try {
-    info = statSync(dir);
+    info = statSync(underRoot(root, dir));
   } catch (err) {
     throw new AdmissionConfigError(`staticManifestsDir: Invalid value: ${JSON.stringify(dir)}: unable to read: ${goStatError(err)}`);
   }
   if (!info.isDirectory()) throw new AdmissionConfigError(`staticManifestsDir: Invalid value: ${JSON.stringify(dir)}: must be a directory`);
 }
 
-/** Decodes one plugin's configuration with that plugin's scheme and checks it as the plugin does at start. */
-export function decodePluginConfiguration(plugin: PluginName, text: string, gates: FeatureGates): PluginSetup {
+/** `path` (absolute) read under `root`; `path` itself when there is no root. */
+function underRoot(root: string, path: string): string {
+  return root === '' ? path : join(root, path);
+}
+
+/**
+ * Decodes one plugin's configuration with that plugin's scheme and checks it as the plugin does at start. With
+ * `root`, the absolute paths it names are read under that directory (and returned so).
+ */
+export function decodePluginConfiguration(plugin: PluginName, text: string, gates: FeatureGates, root = ''): PluginSetup {
   const obj = asObject(parse(text), 'runtime.Object');
   const { apiVersion, kind } = typeMeta(obj, text);
   const type = pluginConfigKinds[plugin][apiVersion]?.[kind];
@@ -135,15 +146,21 @@ export function decodePluginConfiguration(plugin: PluginName, text: string, gate
   if (kubeConfigFile.length > 0 && !kubeConfigFile.startsWith('/')) {
     throw new AdmissionConfigError(`kubeConfigFile: Invalid value: ${JSON.stringify(kubeConfigFile)}: must be an absolute file path`);
   }
-  validateStaticManifestsDir(staticManifestsDir, gates);
-  return { plugin, staticManifestsDir, kubeConfigFile };
+  validateStaticManifestsDir(staticManifestsDir, gates, root);
+  return {
+    plugin,
+    staticManifestsDir: staticManifestsDir === '' ? '' : underRoot(root, staticManifestsDir),
+    kubeConfigFile: kubeConfigFile === '' ? '' : underRoot(root, kubeConfigFile),
+  };
 }
 
 /**
  * Reads an AdmissionConfiguration file and the configurations of the four static-manifest plugins. Plugins other
- * than those four are ignored (they are the apiserver's business). Throws AdmissionConfigError.
+ * than those four are ignored (they are the apiserver's business). Throws AdmissionConfigError. With `root`, the
+ * absolute paths of the configuration (plugin configuration files, staticManifestsDir, kubeConfigFile) are read
+ * under that directory: a node's configuration checked against a copy of its files.
  */
-export function readAdmissionConfiguration(configFile: string, gates: FeatureGates): AdmissionSetup {
+export function readAdmissionConfiguration(configFile: string, gates: FeatureGates, root = ''): AdmissionSetup {
   let text: string;
   try {
     text = readFileSync(configFile, 'utf8');
@@ -170,7 +187,7 @@ export function readAdmissionConfiguration(configFile: string, gates: FeatureGat
     seen.add(name);
     let configText: string | undefined;
     if (typeof e.path === 'string' && e.path !== '') {
-      const path = isAbsolute(e.path) ? e.path : resolve(baseDir, e.path);
+      const path = isAbsolute(e.path) ? underRoot(root, e.path) : resolve(baseDir, e.path);
       try {
         configText = readFileSync(path, 'utf8');
       } catch (err) {
@@ -180,7 +197,7 @@ export function readAdmissionConfiguration(configFile: string, gates: FeatureGat
       configText = JSON.stringify(e.configuration);
     }
     if (configText === undefined) return;
-    const setup = decodePluginConfiguration(name, configText, gates);
+    const setup = decodePluginConfiguration(name, configText, gates, root);
     if (setup.staticManifestsDir !== '') plugins.push(setup);
   });
   return { configFile: resolve(configFile), plugins };
