@@ -209,6 +209,16 @@ export function prepareCase(spec: CaseSpec, file: string): PreparedCase {
   const fail = (m: string): SuiteError => new SuiteError(file, m);
   const primary = checkObjects(spec, fail);
   if (str(primary.apiVersion) === '' || str(primary.kind) === '') throw fail(`${spec.path}: the object needs apiVersion and kind`);
+  for (const key of ['object', 'oldObject'] as const) {
+    const meta = spec[key]?.metadata;
+    if (meta === undefined || meta === null) continue;
+    if (!isObject(meta)) throw fail(`${spec.path}.${key}.metadata: Invalid value: must be an object`);
+    for (const f of ['name', 'generateName', 'namespace']) {
+      if (meta[f] !== undefined && meta[f] !== null && typeof meta[f] !== 'string') {
+        throw fail(`${spec.path}.${key}.metadata.${f}: Invalid value: ${JSON.stringify(meta[f])}: must be a string (quote it: YAML reads y, n, yes, no, on and off as booleans)`);
+      }
+    }
+  }
   const type = typeOf(spec, primary, fail);
   const hasMeta = !(type.kind.group === '' && connectOptionKinds.has(type.kind.kind));
   const notes: string[] = [];
