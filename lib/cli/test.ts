@@ -12,14 +12,16 @@ import { admissionSetupOf, prepareSuite, runCases } from '../testsuite/run.js';
 import { readSuite } from '../testsuite/suite.js';
 import { loadOfflineChain } from './chain.js';
 import type { Endpoint } from './chain.js';
+import { authorizationClientFrom, authorizationFlag } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
-import type { FlagSpec } from './flags.js';
+import type { FlagSpec, ParsedFlags } from './flags.js';
 
 export const testFlags: readonly FlagSpec[] = [
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text, junit (JUnit XML) or json' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   { name: 'run', type: 'string', default: '', usage: 'run only the cases whose name matches this regular expression (RE2)' },
+  authorizationFlag,
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
 ];
 
@@ -48,7 +50,15 @@ function suiteFiles(path: string): string[] {
   return found;
 }
 
-async function runSuite(file: string, options: { skipWebhooks: boolean; run: RE2JS | undefined; io: CommandIO }): Promise<SuiteReport> {
+interface RunOptions {
+  readonly skipWebhooks: boolean;
+  readonly run: RE2JS | undefined;
+  /** the command's flags: --authorization-kubeconfig is read per suite, as each suite's chain closes its client */
+  readonly flags: ParsedFlags;
+  readonly io: CommandIO;
+}
+
+async function runSuite(file: string, options: RunOptions): Promise<SuiteReport> {
   const start = performance.now();
   let name = file;
   try {
@@ -59,14 +69,18 @@ async function runSuite(file: string, options: { skipWebhooks: boolean; run: RE2
     const setup = admissionSetupOf(suite);
     const endpoints = new Set<Endpoint>(selected.flatMap((c) => (c.endpoint === 'admission' ? ['mutate', 'validate'] as const : [c.endpoint])));
     let chain;
+    let authorization;
     try {
+      authorization = authorizationClientFrom(options.flags);
       chain = loadOfflineChain(setup, {
         endpoints: [...endpoints],
         skipWebhooks: options.skipWebhooks,
         gates: suite.gates,
         logger: createLogger({ write: (line) => options.io.stderr(line + '\n'), source: 'test' }),
+        ...(authorization === undefined ? {} : { authorization }),
       });
     } catch (err) {
+      await authorization?.close();
       throw new SuiteError(file, `admission: ${(err as Error).message}`);
     }
     try {
@@ -84,7 +98,7 @@ async function runSuite(file: string, options: { skipWebhooks: boolean; run: RE2
 export async function test(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, testFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond test [-o text|junit|json] [--skip-webhooks] [--run REGEXP] SUITE|DIR...',
+    io.stdout(usageText('static-admissiond test [-o text|junit|json] [--skip-webhooks] [--run REGEXP] [--authorization-kubeconfig K] SUITE|DIR...',
       'Runs AdmissionTest suites through the admission chain the daemon serves. A directory is searched for admission-test.yaml and *.admission-test.yaml files. Exit 0 all cases passed, 1 a case failed, 2 a suite could not run.', testFlags));
     return 0;
   }
@@ -101,7 +115,7 @@ export async function test(argv: readonly string[], io: CommandIO): Promise<numb
   }
   const files = flags.positional.flatMap(suiteFiles);
   const reports: SuiteReport[] = [];
-  for (const file of files) reports.push(await runSuite(file, { skipWebhooks: flagBool(flags, 'skip-webhooks'), run, io }));
+  for (const file of files) reports.push(await runSuite(file, { skipWebhooks: flagBool(flags, 'skip-webhooks'), run, flags, io }));
   io.stdout(output === 'junit' ? junitReport(reports) : output === 'json' ? jsonReport(reports) : textReport(reports));
   const t = totals(reports);
   return t.errors > 0 ? 2 : t.failed > 0 ? 1 : 0;
