@@ -24,6 +24,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { AdmissionRequest, UserInfo } from '../api/admission.js';
 import type { JsonObject, JsonValue } from '../manifest/document.js';
+import { cloneJson } from '../json/index.js';
 import { isObject, SuiteError } from './fields.js';
 import { apiVersionOf, builtinByKind, builtinByResource, connectOptionKinds, parseAPIVersion } from './kinds.js';
 import type { GroupVersionKind, GroupVersionResource } from './kinds.js';
@@ -223,8 +224,8 @@ export function prepareCase(spec: CaseSpec, file: string): PreparedCase {
   const hasMeta = !(type.kind.group === '' && connectOptionKinds.has(type.kind.kind));
   const notes: string[] = [];
 
-  const object = spec.object === undefined ? null : structuredClone(spec.object);
-  const oldObject = spec.oldObject === undefined ? null : structuredClone(spec.oldObject);
+  const object = spec.object === undefined ? null : cloneJson(spec.object);
+  const oldObject = spec.oldObject === undefined ? null : cloneJson(spec.oldObject);
   const withMeta = [object, oldObject].filter((o): o is JsonObject => o !== null && hasMeta);
 
   // the name: the object's (UPDATE: the stored one's as well), or the CONNECT's
@@ -321,23 +322,23 @@ function request(p: PreparedCase, name: string, object: JsonValue | null): Admis
   if (name !== '') r.name = name;
   if (p.namespace !== '') r.namespace = p.namespace;
   r.operation = p.spec.operation as Operation;
-  r.userInfo = structuredClone(p.userInfo);
+  r.userInfo = cloneJson(p.userInfo);
   r.object = object;
-  r.oldObject = p.oldObject === null ? null : structuredClone(p.oldObject);
+  r.oldObject = p.oldObject === null ? null : cloneJson(p.oldObject);
   r.dryRun = p.spec.dryRun;
-  r.options = p.options === null ? null : structuredClone(p.options);
+  r.options = p.options === null ? null : cloneJson(p.options);
   return r;
 }
 
 /** The request /mutate is sent. */
 export function mutateRequest(p: PreparedCase): AdmissionRequest {
-  return request(p, p.name, p.object === null ? null : structuredClone(p.object));
+  return request(p, p.name, p.object === null ? null : cloneJson(p.object));
 }
 
 /** The request /validate is sent, given the object as mutating admission left it (the /mutate object if none ran). */
 export function validateRequest(p: PreparedCase, mutated: JsonValue | null): AdmissionRequest {
   if (mutated === null || !isObject(mutated) || p.spec.operation === 'DELETE' || p.spec.operation === 'CONNECT') return request(p, p.name, mutated);
-  const object = structuredClone(mutated);
+  const object = cloneJson(mutated);
   const meta = metadata(object);
   let name = p.name;
   if (p.spec.operation === 'CREATE' && p.spec.subResource === '') {

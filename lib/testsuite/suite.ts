@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from '../manifest/document.js';
 import { splitYAMLDocuments } from '../manifest/files.js';
 import { isPluginName, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
+import { cloneJson } from '../json/index.js';
 import { FieldReader, isObject, SuiteError, typeName } from './fields.js';
 
 export const suiteAPIVersion = 'static-admissiond.io/v1alpha1';
@@ -264,7 +265,7 @@ function findResource(resources: readonly Resource[], ref: string, file: string,
   if (matches.length > 1) {
     throw new SuiteError(file, `${path}: Invalid value: ${JSON.stringify(ref)}: names ${matches.length} resources (${matches.map((m) => m.where).join(', ')}); refer to one as Kind/name or Kind/namespace/name`);
   }
-  return structuredClone(matches[0]!.object);
+  return cloneJson(matches[0]!.object);
 }
 
 function objectRef(r: FieldReader, key: string, resources: readonly Resource[]): JsonObject | undefined {
@@ -273,7 +274,7 @@ function objectRef(r: FieldReader, key: string, resources: readonly Resource[]):
   if (typeof v === 'string') return findResource(resources, v, r.file, r.at(key));
   const found = resourcesOf(r.file, v, r.at(key));
   if (found.length !== 1 || found[0]!.object !== v) throw r.error(`${r.at(key)}: Invalid value: a List: give one object`);
-  return structuredClone(found[0]!.object);
+  return cloneJson(found[0]!.object);
 }
 
 function explicitResource(r: FieldReader): ExplicitResource | undefined {
