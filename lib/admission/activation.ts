@@ -79,34 +79,86 @@ export interface CompiledVariable {
   readonly compiled: CompiledExpression;
 }
 
+interface VariableEntry {
+  readonly variable: CompiledVariable;
+  outcome: { readonly value: unknown } | { readonly error: unknown } | undefined;
+  /** the actual cost of its one evaluation */
+  cost: number;
+  /** the variables its evaluation read: evaluating it again (as upstream does per group) reads them again */
+  readonly reads: VariableEntry[];
+  /** the last group it was charged in */
+  charged: number;
+}
+
 /**
  * `variables` in CEL: each composition variable evaluated at most once per request, on first use, later ones able
  * to read earlier ones. An evaluation error is remembered and raised again wherever the variable is read, as
  * composition.go's `composited variable "<name>" fails to evaluate: <error>`. (Its `fails to compile` never
  * arises here: a variable that does not compile fails the manifest's load.)
+ *
+ * Cost: upstream gives each evaluation group (one ForInput: the matchConditions, the validations, the
+ * messageExpressions, the auditAnnotations, one mutation) a fresh lazy map, so a variable is evaluated, and its cost
+ * charged, once per group that reads it (plugin/cel/composition.go variableAccessor.Callback reports it, activation.go
+ * Evaluate charges it after the expression). The value is the same in every group, so it is computed once here and
+ * only its cost is charged again: `startGroup()` begins a group, `takeCost()` returns what the variables read since the
+ * last call cost (upstream's GetAndResetCost), counting a variable and what it read once per group.
  */
-export function lazyVariables(variables: readonly CompiledVariable[], activation: CelActivation | Record<string, unknown>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  const scope = activation instanceof CelActivation ? activation.withVariables(values) : { ...activation, variables: values };
-  for (const v of variables) {
-    let state: { done: false } | { done: true; value: unknown } | { done: true; error: unknown } = { done: false };
-    Object.defineProperty(values, v.name, {
-      enumerable: true,
-      get() {
-        if (!state.done) {
-          try {
-            state = { done: true, value: v.compiled.evaluate(scope) };
-          } catch (error) {
-            // a pending authorization check is not the variable's outcome: the evaluation starts over once it is
-            // answered, and this variable with it
-            if (error instanceof AuthorizationPending) throw error;
-            state = { done: true, error: compositedVariableError(v.name, error) };
-          }
-        }
-        if ('error' in state) throw state.error;
-        return state.value;
-      },
-    });
+export class PolicyVariables {
+  /** the `variables` map expressions read */
+  readonly values: Record<string, unknown> = {};
+  #group = 1;
+  #pending = 0;
+  #evaluating: VariableEntry | undefined;
+
+  constructor(variables: readonly CompiledVariable[], activation: CelActivation | Record<string, unknown>) {
+    const scope = activation instanceof CelActivation ? activation.withVariables(this.values) : { ...activation, variables: this.values };
+    for (const variable of variables) {
+      const entry: VariableEntry = { variable, outcome: undefined, cost: 0, reads: [], charged: 0 };
+      Object.defineProperty(this.values, variable.name, { enumerable: true, get: () => this.#read(entry, scope) });
+    }
   }
-  return values;
+
+  /** A new evaluation group: every variable is charged again on its first read. */
+  startGroup(): void {
+    this.#group++;
+    this.#pending = 0;
+  }
+
+  /** The cost of the variables read since the last call (at most once each per group). */
+  takeCost(): number {
+    const cost = this.#pending;
+    this.#pending = 0;
+    return cost;
+  }
+
+  #read(entry: VariableEntry, scope: CelActivation | Record<string, unknown>): unknown {
+    const reader = this.#evaluating;
+    if (reader !== undefined && !reader.reads.includes(entry)) reader.reads.push(entry);
+    if (entry.outcome === undefined) {
+      const outer = this.#evaluating;
+      this.#evaluating = entry;
+      const meter = { cost: 0 };
+      try {
+        entry.outcome = { value: entry.variable.compiled.evaluate(scope, { meter }) };
+      } catch (error) {
+        // a pending authorization check is not the variable's outcome: the evaluation starts over once it is
+        // answered, and this variable with it
+        if (error instanceof AuthorizationPending) throw error;
+        entry.outcome = { error: compositedVariableError(entry.variable.name, error) };
+      } finally {
+        this.#evaluating = outer;
+        entry.cost = meter.cost;
+      }
+    }
+    this.#charge(entry);
+    if ('error' in entry.outcome) throw entry.outcome.error;
+    return entry.outcome.value;
+  }
+
+  #charge(entry: VariableEntry): void {
+    if (entry.charged === this.#group) return;
+    entry.charged = this.#group;
+    this.#pending += entry.cost;
+    for (const read of entry.reads) this.#charge(read);
+  }
 }

@@ -37,7 +37,7 @@ import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
 import { CelActivation } from './activation.js';
 import { EvalState, plan, ProgramInstantiationError } from './runtime/index.js';
-import type { EvalOptions, Plan } from './runtime/index.js';
+import type { Plan } from './runtime/index.js';
 import type { EngineError, EngineProgram } from './engine.js';
 import { AuthorizationPending } from './authorization.js';
 import { toEvaluationError } from './errors.js';
@@ -49,7 +49,7 @@ import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
 import type { RewrittenExpression } from './rewrite.js';
 import { translateParseError, translateTypeError } from './translate.js';
-import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, ExpectedResult } from './types.js';
+import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, EvaluationOptions, ExpectedResult } from './types.js';
 import { toCelValue } from './values.js';
 
 /** Upstream validation.go's text for a blank expression (reported as `Required value`). */
@@ -119,6 +119,21 @@ function planProgram(program: EngineProgram, variables: readonly string[]): Plan
   return plan(program.ast, { variables: new Set(variables), extraGlobals: CONSTRUCT_GLOBALS });
 }
 
+/** Runs a plan; the cost spent is added to `options.meter` even when the evaluation throws. */
+function runMetered(expression: string, run: Plan['evaluate'], context: Readonly<Record<string, unknown>>, slotCount: number, options: EvaluationOptions | undefined): unknown {
+  let state: EvalState | undefined;
+  try {
+    state = new EvalState(context, slotCount, options);
+    return run(state);
+  } catch (error) {
+    // a check nobody has answered yet: not an evaluation error, the caller answers it and evaluates again
+    if (error instanceof AuthorizationPending) throw error;
+    throw toEvaluationError(expression, error);
+  } finally {
+    if (options?.meter !== undefined && state !== undefined) options.meter.cost += state.cost;
+  }
+}
+
 function createCompiled(
   expression: string,
   environment: CelEnvironment,
@@ -129,7 +144,7 @@ function createCompiled(
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
   const { evaluate: run, slotCount } = planned;
-  const evaluate = (activation: Record<string, unknown> | CelActivation, options?: EvalOptions): unknown => {
+  const evaluate = (activation: Record<string, unknown> | CelActivation, options?: EvaluationOptions): unknown => {
     let context: Readonly<Record<string, unknown>>;
     // A prepared activation is read as it is: one fixed shape for every expression, nothing converted again.
     if (activation instanceof CelActivation) context = activation as unknown as Readonly<Record<string, unknown>>;
@@ -146,13 +161,7 @@ function createCompiled(
       }
       context = built;
     }
-    try {
-      return run(new EvalState(context, slotCount, options));
-    } catch (error) {
-      // a check nobody has answered yet: not an evaluation error, the caller answers it and evaluates again
-      if (error instanceof AuthorizationPending) throw error;
-      throw toEvaluationError(expression, error);
-    }
+    return runMetered(expression, run, context, slotCount, options);
   };
   return Object.freeze({ expression, outputType, constructions, usesAuthorizer, evaluate });
 }
@@ -351,12 +360,7 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
     return internal(error);
   }
   const { evaluate: run, slotCount } = planned;
-  const evaluate = (activation: Record<string, unknown>, options?: EvalOptions): unknown => {
-    try {
-      return run(new EvalState(activation, slotCount, options));
-    } catch (error) {
-      throw toEvaluationError(expression, error);
-    }
-  };
+  const evaluate = (activation: Record<string, unknown>, options?: EvaluationOptions): unknown =>
+    runMetered(expression, run, activation, slotCount, options);
   return { ok: true, compiled: Object.freeze({ expression, outputType, constructions: NO_CONSTRUCTIONS, usesAuthorizer: false, evaluate }) };
 }

@@ -2,6 +2,7 @@
 // Evaluation is lib/cel's own (runtime/), with the Kubernetes CEL libraries; the engine parses and type-checks.
 
 export type {
+  CostMeter,
   EvaluationOptions,
   CelEnvironment,
   CompileErrorType,

@@ -12,6 +12,16 @@ export interface EvaluationOptions {
   readonly signal?: AbortSignal;
   /** checked periodically during evaluation; returning true stops it with an error */
   readonly interrupted?: () => boolean;
+  /**
+   * receives the evaluation's actual runtime cost (added to `cost`), whether it returned or threw: what upstream
+   * charges against a policy's cost budget (cel-go EvalDetails.ActualCost)
+   */
+  readonly meter?: CostMeter;
+}
+
+/** Where evaluate() adds the runtime cost it spent. */
+export interface CostMeter {
+  cost: number;
 }
 
 /** Which upstream compiler environment an expression belongs to. */

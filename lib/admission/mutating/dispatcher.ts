@@ -11,16 +11,16 @@
 import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { equalJson } from '../../json/index.js';
-import { AuthorizationPending, CelActivation, toCelValue } from '../../cel/index.js';
+import { CelActivation, toCelValue } from '../../cel/index.js';
 import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched } from '../matching/index.js';
-import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject } from '../conversion/index.js';
 import { defaultObject } from '../defaulting/index.js';
+import { matchConditions } from '../match-conditions.js';
 import { forbiddenStatus } from '../status.js';
-import { aggregateErrors } from '../validating/validator.js';
 import { applyMutation } from './patchers.js';
 import type { ObjectKind } from './patchers.js';
 import { compiledMutatingPolicy } from './policy.js';
@@ -122,19 +122,10 @@ function denial(request: AdmissionRequest, errors: readonly PolicyError[]): Stat
   return status;
 }
 
-function matchConditions(policy: CompiledMutatingPolicy, activation: CelActivation, options: { deadline?: number; signal?: AbortSignal }): { matches: boolean } | { error: string } {
-  const errors: string[] = [];
-  for (const condition of policy.matchConditions) {
-    try {
-      if (condition.compiled.evaluate(activation, options) === false) return { matches: false };
-    } catch (err) {
-      if (err instanceof AuthorizationPending) throw err;
-      errors.push(`expression '${condition.compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  if (errors.length === 0) return { matches: true };
-  // matchconditions.Matcher: under Ignore an error just means "does not match"
-  return policy.failurePolicy === 'Ignore' ? { matches: false } : { error: aggregateErrors(errors) };
+/** An invocation's activation and, when the policy has variables, their cost accounting. */
+interface ScopedActivation {
+  readonly activation: CelActivation;
+  readonly variables: PolicyVariables | undefined;
 }
 
 /**
@@ -200,7 +191,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     // invocation target's `request` once: objects are never changed in place, so identity is enough.
     const withObject = new WeakMap<object, CelActivation>();
     const celRequests = new Map<Matched, unknown>();
-    const activationFor = (invocation: Invocation, v: Versioned): CelActivation => {
+    const activationFor = (invocation: Invocation, v: Versioned): ScopedActivation => {
       const current = v.object;
       let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
       if (base === undefined) {
@@ -211,7 +202,10 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       if (celRequest_ === undefined) celRequests.set(invocation.target, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
       let invoked = base.withRequest(celRequest_);
       if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
-      return invocation.policy.variables.length === 0 ? invoked : invoked.withVariables(lazyVariables(invocation.policy.variables, invoked));
+      // a fresh variables map per evaluation, as upstream builds one per activation (composition.go Variables)
+      if (invocation.policy.variables.length === 0) return { activation: invoked, variables: undefined };
+      const variables = new PolicyVariables(invocation.policy.variables, invoked);
+      return { activation: invoked.withVariables(variables.values), variables };
     };
     let last: Versioned | undefined;
     const authorizer = new RequestAuthorizer({ client: ctx.authorization, deadline: ctx.deadline ?? Date.now() + 10_000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
@@ -221,8 +215,11 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       const { policy, binding } = invocation;
       const v = versionedFor(invocation.target);
       if (policy.matchConditions.length > 0) {
-        const matched = await authorized(policy, () => matchConditions(policy, activationFor(invocation, v), options));
-        if ('error' in matched) {
+        const matched = await authorized(policy, () => {
+          const scoped = activationFor(invocation, v);
+          return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, { ...options, variables: scoped.variables });
+        });
+        if (matched.error !== undefined) {
           errors.push({ policy, binding, message: matched.error, reason: 'Invalid' });
           continue;
         }
@@ -239,7 +236,10 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const started = process.hrtime.bigint();
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
-        const outcome = await authorized(policy, () => applyMutation(mutation, activationFor(invocation, v), current, kind, options));
+        const outcome = await authorized(policy, () => {
+          const scoped = activationFor(invocation, v);
+          return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables });
+        });
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         if (!outcome.ok) {
           checks.push({ policy: policy.name, binding, errorType: errorType(outcome.error), seconds });

@@ -1,9 +1,12 @@
-// One mutation of a MutatingAdmissionPolicy applied to the object (upstream's patch.Patcher): evaluate the expression,
+// One mutation of a MutatingAdmissionPolicy applied to the object (upstream's patch.Patcher): evaluate the expression
+// (with its own runtime cost budget, dispatcher.go dispatchOne),
 // then apply its JSON Patch (json_patch.go) or merge its apply configuration (smd.go). Errors carry upstream's text;
 // `internal` marks upstream's StatusErrors (the patched object does not decode), which fail the request whatever the
 // failure policy.
-import { AuthorizationPending, celValueToJson } from '../../cel/index.js';
-import type { CelActivation, EvaluationOptions } from '../../cel/index.js';
+import { celValueToJson } from '../../cel/index.js';
+import type { CelActivation } from '../../cel/index.js';
+import { evaluateGroup, OUT_OF_BUDGET, RUNTIME_CEL_COST_BUDGET } from '../budget.js';
+import type { GroupOptions, Outcome } from '../budget.js';
 import { applyJsonPatch, PatchError } from './json-patch.js';
 import type { PatchOperation } from './json-patch.js';
 import { atomicPaths, joinValidationErrors, mergeValue, schemaErrors } from './merge.js';
@@ -23,10 +26,6 @@ export interface ObjectKind {
   readonly kind: string;
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Set);
 }
@@ -41,15 +40,11 @@ function celTypeName(value: unknown): string {
   return 'map';
 }
 
-function evaluate(mutation: CompiledMutation, activation: CelActivation, options: EvaluationOptions): { value: unknown } | { error: string } {
+/** mutatingEvaluator.ForInput: one expression, with the variables it reads, within RUNTIME_CEL_COST_BUDGET. */
+function evaluate(mutation: CompiledMutation, activation: CelActivation, options: GroupOptions): Outcome {
   if (mutation.compiled === undefined) return { error: 'compilation error: expression is not compiled' };
-  try {
-    return { value: mutation.compiled.evaluate(activation, options) };
-  } catch (err) {
-    // not an outcome: the mutation is evaluated again once the check is answered (admission/authorization.ts)
-    if (err instanceof AuthorizationPending) throw err;
-    return { error: `expression '${mutation.compiled.expression}' resulted in error: ${errorMessage(err)}` };
-  }
+  const group = evaluateGroup([mutation.compiled], activation, RUNTIME_CEL_COST_BUDGET, options);
+  return group === undefined ? { error: OUT_OF_BUDGET } : group.outcomes[0]!;
 }
 
 function jsonPatchOperations(value: unknown): { operations: PatchOperation[] } | { error: string } {
@@ -112,7 +107,7 @@ function applyConfigurationMutation(value: unknown, object: unknown, kind: Objec
 }
 
 /** Evaluates and applies one mutation to `object` (never modified); the new object, or upstream's error. */
-export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: EvaluationOptions): PatchOutcome {
+export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: GroupOptions): PatchOutcome {
   const result = evaluate(mutation, activation, options);
   if ('error' in result) return { ok: false, error: result.error };
   return mutation.patchType === 'JSONPatch'

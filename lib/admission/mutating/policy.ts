@@ -19,6 +19,8 @@ export interface CompiledMutatingPolicy {
   readonly reinvocationPolicy: 'Never' | 'IfNeeded';
   readonly variables: readonly CompiledVariable[];
   readonly matchConditions: ReadonlyArray<{ readonly name: string; readonly compiled: CompiledExpression }>;
+  /** the matchConditions' expressions, evaluated as one group */
+  readonly matchExpressions: readonly CompiledExpression[];
   readonly mutations: readonly CompiledMutation[];
 }
 
@@ -29,7 +31,7 @@ export function compiledMutatingPolicy(hook: PolicyHook): CompiledMutatingPolicy
   if (cached) return cached;
   const byPath = new Map(hook.expressions.map((e) => [e.path, e.compiled]));
   const spec = (hook.policy as MutatingAdmissionPolicy).spec ?? {};
-  const policy: CompiledMutatingPolicy = {
+  const policy: Omit<CompiledMutatingPolicy, 'matchExpressions'> = {
     name: hook.policy.metadata?.name ?? '',
     usesAuthorizer: hook.expressions.some((e) => e.compiled.usesAuthorizer === true),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
@@ -46,6 +48,7 @@ export function compiledMutatingPolicy(hook: PolicyHook): CompiledMutatingPolicy
       ? { patchType: 'ApplyConfiguration', compiled: byPath.get(`spec.mutations[${i}].applyConfiguration.expression`) }
       : { patchType: 'JSONPatch', compiled: byPath.get(`spec.mutations[${i}].jsonPatch.expression`) }),
   };
-  compiledPolicies.set(hook, policy);
-  return policy;
+  const grouped: CompiledMutatingPolicy = { ...policy, matchExpressions: policy.matchConditions.map((c) => c.compiled) };
+  compiledPolicies.set(hook, grouped);
+  return grouped;
 }

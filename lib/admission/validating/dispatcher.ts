@@ -16,12 +16,13 @@ import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../aut
 import type { RequestAuthorizerOptions } from '../authorization.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
-import { celNamespaceObject, celRequest, lazyVariables } from '../activation.js';
+import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
+import { OUT_OF_BUDGET } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
-import type { CompiledPolicy, PolicyDecision, ValidateResult } from './validator.js';
+import type { CompiledPolicy, PolicyDecision, PolicyScope, ValidateResult } from './validator.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -31,8 +32,8 @@ const maxAuditAnnotationValueLength = 10 * 1024;
 export interface PolicyCheck {
   readonly policy: string;
   readonly binding: string;
-  /** `no_error`, `invalid_error` (evaluation error) … as upstream's error_type label */
-  readonly errorType: 'no_error' | 'invalid_error';
+  /** `no_error`, `invalid_error` (evaluation error), `out_of_budget` … as upstream's error_type label */
+  readonly errorType: 'no_error' | 'invalid_error' | 'out_of_budget';
   /** `allow`, `deny`, `warn`, `audit` as upstream's enforcement_action label */
   readonly enforcementAction: 'allow' | 'deny' | 'warn' | 'audit';
   readonly seconds: number;
@@ -79,6 +80,12 @@ export interface PolicyEvaluation {
 }
 
 const emptyPlan: ValidatingPlan = Object.freeze({ policies: Object.freeze([]), evaluate: Object.freeze([]) });
+
+/** validating/errors.go ErrorType, for an error decision (the budget error is told by its message). */
+function checkErrorType(d: Pick<PolicyDecision, 'evaluation' | 'message'>): PolicyCheck['errorType'] {
+  if (d.evaluation !== 'error') return 'no_error';
+  return d.message.startsWith(OUT_OF_BUDGET) ? 'out_of_budget' : 'invalid_error';
+}
 
 /** Matching on the calling thread: every hook's constraints, then its bindings. Nothing is evaluated here. */
 export function planValidatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest): ValidatingPlan {
@@ -169,9 +176,13 @@ function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
  * `authorizer` when the policy uses it), messageExpressions and auditAnnotations do not, and then each has its own
  * lazily evaluated variables, as each of upstream's filters does.
  */
-function policyActivations(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, authorizer: AuthorizationChecker | undefined): [CelActivation, CelActivation] {
+function policyActivations(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, authorizer: AuthorizationChecker | undefined): [PolicyScope, PolicyScope] {
   const base = request.base(target);
-  const withVariables = (a: CelActivation): CelActivation => (policy.variables.length === 0 ? a : a.withVariables(lazyVariables(policy.variables, a)));
+  const withVariables = (a: CelActivation): PolicyScope => {
+    if (policy.variables.length === 0) return { activation: a };
+    const variables = new PolicyVariables(policy.variables, a);
+    return { activation: a.withVariables(variables.values), variables };
+  };
   if (!policy.usesAuthorizer || authorizer === undefined) {
     const shared = withVariables(base);
     return [shared, shared];
@@ -282,9 +293,9 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
       const { value, seconds } = evaluation;
       const actions = binding.spec?.validationActions ?? [];
       let checked = false;
-      const check = (d: Pick<PolicyDecision, 'evaluation'>, enforcementAction: PolicyCheck['enforcementAction']): void => {
+      const check = (d: Pick<PolicyDecision, 'evaluation' | 'message'>, enforcementAction: PolicyCheck['enforcementAction']): void => {
         checked = true;
-        checks.push({ policy: policy.name, binding: bindingName, errorType: d.evaluation === 'error' ? 'invalid_error' : 'no_error', enforcementAction, seconds });
+        checks.push({ policy: policy.name, binding: bindingName, errorType: checkErrorType(d), enforcementAction, seconds });
       };
       for (const d of value.decisions) {
         if (d.action === 'admit') {
@@ -314,7 +325,7 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
           collected.set(a.key, values);
         } else if (a.action === 'error') {
           denials.push({ policy: policy.name, binding: bindingName, message: a.error, reason: undefined });
-          check({ evaluation: 'error' }, 'deny');
+          check({ evaluation: 'error', message: a.error }, 'deny');
         }
       }
       if (!checked) checks.push({ policy: policy.name, binding: bindingName, errorType: 'no_error', enforcementAction: 'allow', seconds });

@@ -1,10 +1,13 @@
 // One ValidatingAdmissionPolicy evaluated for one request (upstream's validator.Validate): matchConditions, then
-// every validation with its message rules, then audit annotations. Failures follow the policy's failurePolicy.
+// every validation with its message rules, then audit annotations, each group within its runtime cost budget
+// (../budget.ts). Failures follow the policy's failurePolicy.
 import type { ValidatingAdmissionPolicy } from '../../api/types.js';
-import { AuthorizationPending } from '../../cel/index.js';
 import type { CelActivation, CompiledExpression } from '../../cel/index.js';
 import type { PolicyHook } from '../../manifest/compile.js';
-import type { CompiledVariable } from '../activation.js';
+import type { CompiledVariable, PolicyVariables } from '../activation.js';
+import { evaluateGroup, OUT_OF_BUDGET, RUNTIME_CEL_COST_BUDGET } from '../budget.js';
+import type { Outcome } from '../budget.js';
+import { matchConditions } from '../match-conditions.js';
 
 /** What expressions are evaluated with: the hot path's prepared activation, or a plain one (tests, tools). */
 type Activation = CelActivation | Record<string, unknown>;
@@ -53,6 +56,18 @@ export interface CompiledPolicy {
   readonly matchConditions: ReadonlyArray<{ readonly name: string; readonly compiled: CompiledExpression }>;
   readonly validations: readonly CompiledValidation[];
   readonly auditAnnotations: ReadonlyArray<{ readonly key: string; readonly valueExpression: string; readonly compiled: CompiledExpression }>;
+  /** each group's expressions in evaluation order (upstream's ConditionEvaluators) */
+  readonly matchExpressions: readonly CompiledExpression[];
+  readonly validationExpressions: readonly CompiledExpression[];
+  /** one entry per validation (undefined where it has none); undefined when no validation has one */
+  readonly messageExpressions: ReadonlyArray<CompiledExpression | undefined> | undefined;
+  readonly auditExpressions: readonly CompiledExpression[];
+}
+
+/** What a group of a policy's expressions reads: an activation, and the cost accounting of its variables if any. */
+export interface PolicyScope {
+  readonly activation: Activation;
+  readonly variables?: PolicyVariables | undefined;
 }
 
 const compiledPolicies = new WeakMap<PolicyHook, CompiledPolicy>();
@@ -64,7 +79,7 @@ export function compiledPolicy(hook: PolicyHook): CompiledPolicy {
   const byPath = new Map(hook.expressions.map((e) => [e.path, e]));
   const spec = (hook.policy as ValidatingAdmissionPolicy).spec ?? {};
   const get = (path: string): CompiledExpression | undefined => byPath.get(path)?.compiled;
-  const policy: CompiledPolicy = {
+  const policy: Omit<CompiledPolicy, 'matchExpressions' | 'validationExpressions' | 'messageExpressions' | 'auditExpressions'> = {
     name: hook.policy.metadata?.name ?? '',
     usesAuthorizer: hook.expressions.some((e) => e.compiled.usesAuthorizer === true),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
@@ -91,84 +106,68 @@ export function compiledPolicy(hook: PolicyHook): CompiledPolicy {
       return compiled ? [{ key: a.key ?? '', valueExpression: a.valueExpression ?? '', compiled }] : [];
     }),
   };
-  compiledPolicies.set(hook, policy);
-  return policy;
+  const messageExpressions = policy.validations.map((v) => v.messageExpression);
+  const grouped: CompiledPolicy = {
+    ...policy,
+    matchExpressions: policy.matchConditions.map((c) => c.compiled),
+    validationExpressions: policy.validations.map((v) => v.compiled),
+    messageExpressions: messageExpressions.some((m) => m !== undefined) ? messageExpressions : undefined,
+    auditExpressions: policy.auditAnnotations.map((a) => a.compiled),
+  };
+  compiledPolicies.set(hook, grouped);
+  return grouped;
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** cel filter's wording for a failed evaluation. */
-function evaluationError(expression: string, err: unknown): string {
-  return `expression '${expression}' resulted in error: ${errorMessage(err)}`;
-}
-
-function evaluate(compiled: CompiledExpression, activation: Activation): { value: unknown } | { error: string } {
-  try {
-    return { value: compiled.evaluate(activation) };
-  } catch (err) {
-    // not an outcome: the whole policy is evaluated again once the check is answered (admission/authorization.ts)
-    if (err instanceof AuthorizationPending) throw err;
-    return { error: evaluationError(compiled.expression, err) };
-  }
-}
-
-/**
- * matchConditions (matchconditions.Matcher): any condition false → the policy does not apply, whatever else
- * happened; otherwise evaluation errors, aggregated, are an error under the failure policy; otherwise it applies.
- */
-function matchConditions(policy: CompiledPolicy, activation: Activation): { matches: boolean } | { error: string } {
-  const errors: string[] = [];
-  for (const condition of policy.matchConditions) {
-    const result = evaluate(condition.compiled, activation);
-    if ('error' in result) errors.push(result.error);
-    else if (result.value === false) return { matches: false };
-  }
-  return errors.length === 0 ? { matches: true } : { error: aggregateErrors(errors) };
-}
-
-/** utilerrors.NewAggregate(...).Error(): one message as is, several as `[a, b]` with repeats dropped. */
-export function aggregateErrors(messages: readonly string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
-
-function denyMessage(validation: CompiledValidation, activation: Activation): string {
+function denyMessage(validation: CompiledValidation, messageOutcome: Outcome | undefined): string {
   let message = '';
-  if (validation.messageExpression) {
-    const result = evaluate(validation.messageExpression, activation);
-    // a non-string, empty, over-long or multi-line result falls back, as upstream
-    if ('value' in result && typeof result.value === 'string') {
-      message = result.value.trim();
-      if (Buffer.byteLength(message) > maxMessageBytes || message.includes('\n')) message = '';
-    }
+  // a non-string, empty, over-long or multi-line result falls back, as upstream
+  if (messageOutcome !== undefined && 'value' in messageOutcome && typeof messageOutcome.value === 'string') {
+    message = messageOutcome.value.trim();
+    if (Buffer.byteLength(message) > maxMessageBytes || message.includes('\n')) message = '';
   }
   if (message === '' && validation.message.length > 0) message = validation.message.trim();
   if (message === '') message = `failed expression: ${validation.expression.trim()}`;
   return message;
 }
 
+const noResult: ValidateResult = Object.freeze({ decisions: Object.freeze([]), auditAnnotations: Object.freeze([]) });
+
 /**
- * Evaluates the policy. `unbound` is what messageExpressions and auditAnnotations read: upstream evaluates them
- * without the authorizer (validator.go: expressionOptionalVars and the audit annotation bindings carry none), each
- * filter with its own composition variables; by default the same activation.
+ * upstream's validator.Validate. Its evaluation groups and their budgets: matchConditions (2,500,000), validations
+ * (10,000,000), then every validation's messageExpression — a passing validation's too — on what the validations
+ * left, then auditAnnotations (a fresh 10,000,000). An overrun in the validations or auditAnnotations leaves one
+ * error decision; one in the messageExpressions turns every validation that did not fail itself into the error
+ * `failed messageExpression: …`. matchConditions: ../match-conditions.ts. `unbound` is what messageExpressions and
+ * auditAnnotations read: upstream evaluates them without the authorizer (validator.go: expressionOptionalVars and
+ * the audit annotation bindings carry none), each filter with its own composition variables; by default `scope`.
+ * An authorization check not answered yet (AuthorizationPending) ends the evaluation: the caller evaluates again.
  */
-export function validatePolicy(policy: CompiledPolicy, activation: Activation, unbound: Activation = activation): ValidateResult {
+export function validatePolicy(policy: CompiledPolicy, scope: PolicyScope, unbound: PolicyScope = scope): ValidateResult {
   const onError: DecisionAction = policy.failurePolicy === 'Ignore' ? 'admit' : 'deny';
-  if (policy.matchConditions.length > 0) {
-    const matched = matchConditions(policy, activation);
-    if ('error' in matched) return { decisions: [{ action: onError, evaluation: 'error', message: matched.error, index: -1 }], auditAnnotations: [] };
-    if (!matched.matches) return { decisions: [], auditAnnotations: [] };
+  const failed = (message: string): ValidateResult => ({ decisions: [{ action: onError, evaluation: 'error', message, index: -1 }], auditAnnotations: [] });
+  if (policy.matchExpressions.length > 0) {
+    const matched = matchConditions(policy.matchExpressions, scope.activation, policy.failurePolicy, { variables: scope.variables });
+    if (matched.error !== undefined) return failed(matched.error);
+    if (!matched.matches) return noResult;
   }
+  const validations = evaluateGroup(policy.validationExpressions, scope.activation, RUNTIME_CEL_COST_BUDGET, { variables: scope.variables });
+  if (validations === undefined) return failed(OUT_OF_BUDGET);
+  const messages = policy.messageExpressions === undefined
+    ? undefined
+    : evaluateGroup(policy.messageExpressions, unbound.activation, validations.remaining, { variables: unbound.variables });
+  const messagesOutOfBudget = policy.messageExpressions !== undefined && messages === undefined;
   const decisions = policy.validations.map((validation, index): PolicyDecision => {
-    const result = evaluate(validation.compiled, activation);
+    const result = validations.outcomes[index]!;
     if ('error' in result) return { action: onError, evaluation: 'error', message: result.error, index };
+    if (messagesOutOfBudget) return { action: onError, evaluation: 'error', message: `failed messageExpression: ${OUT_OF_BUDGET}`, index };
     if (result.value === true) return { action: 'admit', evaluation: 'admit', message: '', index };
-    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, unbound), reason: validation.reason ?? 'Invalid', index };
+    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, messages?.outcomes[index]), reason: validation.reason ?? 'Invalid', index };
   });
-  const auditAnnotations = policy.auditAnnotations.map((a): AuditAnnotationResult => {
-    const result = evaluate(a.compiled, unbound);
+  if (policy.auditAnnotations.length === 0) return { decisions, auditAnnotations: [] };
+  const audits = evaluateGroup(policy.auditExpressions, unbound.activation, RUNTIME_CEL_COST_BUDGET, { variables: unbound.variables });
+  if (audits === undefined) return failed(OUT_OF_BUDGET);
+  const auditAnnotations = policy.auditAnnotations.map((a, i): AuditAnnotationResult => {
+    const result = audits.outcomes[i]!;
     if ('error' in result) {
       return onError === 'admit' ? { action: 'exclude', key: a.key } : { action: 'error', key: a.key, error: result.error };
     }

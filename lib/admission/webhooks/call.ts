@@ -6,9 +6,12 @@ import { celNamespaceObject, celRequest } from '../activation.js';
 import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
 import { matchWebhook } from '../matching/webhook.js';
+import { decideMatch, matchConditions } from '../match-conditions.js';
+import type { MatchResult } from '../match-conditions.js';
+import { evaluateGroup, MATCH_CONDITIONS_COST_BUDGET } from '../budget.js';
+import type { Outcome } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
-import { AuthorizationPending, CelActivation } from '../../cel/index.js';
-import type { CompiledExpression } from '../../cel/index.js';
+import { CelActivation } from '../../cel/index.js';
 import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import type { StaticWebhook } from '../../manifest/compile.js';
@@ -53,31 +56,15 @@ export function versionedRequest(request: AdmissionRequest, object: unknown, tar
   return { ...request, object: convertObject(object ?? null, own, target.kind), oldObject: convertObject(request.oldObject ?? null, own, target.kind) };
 }
 
-function aggregate(messages: readonly string[]): string {
-  const unique = [...new Set(messages)];
-  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
-}
-
 export function failurePolicyOf(hook: StaticWebhook): 'Fail' | 'Ignore' {
   return hook.webhook.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
 }
-
-type ConditionResult = { readonly value: unknown } | { readonly error: string };
 
 const usesAuthorizer = new WeakMap<StaticWebhook, boolean>();
 function hookUsesAuthorizer(hook: StaticWebhook): boolean {
   let uses = usesAuthorizer.get(hook);
   if (uses === undefined) usesAuthorizer.set(hook, (uses = hook.matchConditions.some((c) => c.compiled.usesAuthorizer === true)));
   return uses;
-}
-
-function evaluateCondition(compiled: CompiledExpression, activation: CelActivation, options: ShouldCallOptions): ConditionResult {
-  try {
-    return { value: compiled.evaluate(activation, { deadline: options.deadline, signal: options.signal }) };
-  } catch (err) {
-    if (err instanceof AuthorizationPending) throw err;
-    return { error: `expression '${compiled.expression}' resulted in error: ${err instanceof Error ? err.message : String(err)}` };
-  }
 }
 
 /**
@@ -103,37 +90,36 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
     params: null,
     namespaceObject: celNamespaceObject(request),
   });
-  if (!hookUsesAuthorizer(hook)) return conditionsDecide(hook, request, target, hook.matchConditions.map((c) => evaluateCondition(c.compiled, activation, options)), options);
-  // webhook.go passes the apiserver's authorizer itself, not a caching one: each condition's checks are its own
+  const limits = { deadline: options.deadline, signal: options.signal };
+  if (!hookUsesAuthorizer(hook)) {
+    return conditionsDecide(hook, request, target, matchConditions(hook.matchConditions.map((c) => c.compiled), activation, failurePolicyOf(hook), limits), options);
+  }
+  // webhook.go passes the apiserver's authorizer itself, not a caching one: each condition's checks are its own;
+  // the conditions still share one cost budget (one ForInput)
   return (async () => {
-    const results: ConditionResult[] = [];
+    const outcomes: Outcome[] = [];
+    let remaining = MATCH_CONDITIONS_COST_BUDGET;
     for (const c of hook.matchConditions) {
       const authorizer = new RequestAuthorizer({ client: options.authorization, deadline: options.deadline, signal: options.signal });
       const bound = activation.withAuthorizer(authorizerBinding(request, authorizer));
-      results.push(await evaluateAuthorized(authorizer, () => evaluateCondition(c.compiled, bound, options)));
+      const group = await evaluateAuthorized(authorizer, () => evaluateGroup([c.compiled], bound, remaining, limits));
+      if (group === undefined) return conditionsDecide(hook, request, target, decideMatch(undefined, failurePolicyOf(hook)), options);
+      outcomes.push(group.outcomes[0]!);
+      remaining = group.remaining;
     }
-    return conditionsDecide(hook, request, target, results, options);
+    return conditionsDecide(hook, request, target, decideMatch(outcomes, failurePolicyOf(hook)), options);
   })();
 }
 
-/** matcher.go Match: the conditions' results, in order, decide (every condition was evaluated, as ForInput does). */
-function conditionsDecide(hook: StaticWebhook, request: AdmissionRequest, target: MatchedTarget, results: readonly ConditionResult[], options: ShouldCallOptions): ShouldCall {
-  const errors: string[] = [];
-  for (const result of results) {
-    if ('error' in result) {
-      errors.push(result.error);
-      options.metrics?.recorder.observeMatchConditionEvalError(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
-      continue;
-    }
-    // any condition false: never call, whatever else happened
-    if (result.value === false) return excluded(hook, request, options);
+/** ShouldCallHook on the matcher's verdict (the conditions were all evaluated, as ForInput does). */
+function conditionsDecide(hook: StaticWebhook, request: AdmissionRequest, target: MatchedTarget, matched: MatchResult, options: ShouldCallOptions): ShouldCall {
+  for (let i = 0; i < matched.evaluationErrors; i++) {
+    options.metrics?.recorder.observeMatchConditionEvalError(hook.webhook.name ?? '', options.metrics.type, request.operation ?? '');
   }
-  if (errors.length > 0) {
-    // the matcher answers "no match" under Ignore, which ShouldCallHook counts as an exclusion
-    if (failurePolicyOf(hook) === 'Ignore') return excluded(hook, request, options);
-    // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
-    return { deny: forbiddenStatus(request, aggregate(errors), 'Forbidden', { name: 'request' }) };
-  }
+  // apierrors.NewForbidden(resource, attr.GetName(), err): the request's name, not the object's
+  if (matched.error !== undefined) return { deny: forbiddenStatus(request, matched.error, 'Forbidden', { name: 'request' }) };
+  // no match (a false condition, or an error under Ignore) counts as an exclusion
+  if (!matched.matches) return excluded(hook, request, options);
   return { call: { hook, target } };
 }
 

@@ -373,6 +373,45 @@ describe('matching', () => {
     assert.equal(await metricValue(calling.registry, 'apiserver_admission_match_condition_exclusions_total', labels('yes.example.static.k8s.io')), undefined);
   });
 
+  // webhook/matchconditions/matcher.go Match: all conditions of a webhook share celconfig.RuntimeCELCostBudgetMatchConditions
+  // (2,500,000, pkg/apis/cel/config.go); every condition is evaluated (plugin/cel/condition.go ForInput) and an
+  // overrun (activation.go Evaluate) is the filter's error: Fail → generic/webhook.go ShouldCallHook's NewForbidden
+  // with it, Ignore → no match, counted as an exclusion and not as an evaluation error.
+  test('matchConditions share a cost budget of 2,500,000: an overrun denies under Fail, skips under Ignore', async () => {
+    const a = await server((r: Received) => allow(r));
+    // 450 × 450 iterations: about 814,000 each in this runtime's cost model
+    const heavy = 'object.data.xs.all(x, object.data.xs.all(y, y >= 0))';
+    const conditions = (n: number, first = ''): string =>
+      `  matchConditions:\n${first}${Array.from({ length: n }, (_, i) => `  - name: c${i}\n    expression: ${JSON.stringify(heavy)}\n`).join('')}`;
+    const request = () => configMapRequest({ object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { xs: Array.from({ length: 450 }, (_, i) => i) } } });
+    const within = setup([{ name: 'in.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: conditions(3) }]);
+    assert.equal((await run(within, request())).allowed, true);
+    assert.equal(a.received.length, 1, '3 × ~0.8M fit: the webhook is called');
+
+    const over = setup([{ name: 'over.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: conditions(4) }]);
+    const verdict = await run(over, request());
+    assert.equal(verdict.allowed, false);
+    assert.deepEqual(verdict.status, {
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "cm" is forbidden: validation failed due to running out of cost budget, no further validation rules will be run',
+      reason: 'Forbidden',
+      details: { name: 'cm', group: '', kind: 'configmaps' },
+      code: 403,
+    });
+    // every condition is evaluated: the overrun wins over a false condition before it
+    const falseFirst = setup([{ name: 'ff.example.static.k8s.io', url: `${a.url}/validate`, caPEM, extra: conditions(4, '  - {name: first, expression: "false"}\n') }]);
+    assert.match((await run(falseFirst, request())).status?.message ?? '', /is forbidden: validation failed due to running out of cost budget/);
+
+    const ignoring = setup([{ name: 'over.example.static.k8s.io', url: `${a.url}/validate`, caPEM, failurePolicy: 'Ignore', extra: conditions(4) }]);
+    assert.equal((await run(ignoring, request())).allowed, true);
+    assert.equal(a.received.length, 1, 'neither overrun called the webhook');
+    const labels = { name: 'over.example.static.k8s.io', kind: 'webhook', type: 'validating', operation: 'CREATE' };
+    assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_match_condition_exclusions_total', labels), 1);
+    assert.equal(await metricValue(ignoring.registry, 'apiserver_admission_match_condition_evaluation_errors_total', labels), undefined);
+    assert.equal(await metricValue(over.registry, 'apiserver_admission_match_condition_evaluation_errors_total', labels), undefined);
+  });
+
   test('a matchConditions error names the request as it came (attr.GetName()): none for a generateName CREATE', async () => {
     const a = await server((r: Received) => allow(r));
     const cond = '  matchConditions:\n  - name: c\n    expression: "object.data.missing == \'x\'"\n';
