@@ -1,5 +1,5 @@
 // compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression).
-// Steps: rewrite what the engine cannot parse (rewrite.ts); parse with @marcbachmann/cel-js and adjust its AST
+// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts); parse with @marcbachmann/cel-js and adjust its AST
 // (fixups.ts); check declarations (references.ts); type-check with the engine (declarations of every library in
 // library.ts / kubernetes.ts); check aggregate literals and literal arguments (cel-go's AST validators); check
 // the result type the field requires; plan the evaluation (runtime/planner.ts: lib/cel's own evaluator with
@@ -47,6 +47,7 @@ import { lex } from './lexer.js';
 import { checkAggregateLiterals } from './literals.js';
 import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
+import { afterParse, beforeParse } from './syntax.js';
 import type { RewrittenExpression } from './rewrite.js';
 import { translateParseError, translateTypeError } from './translate.js';
 import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, EvaluationOptions, ExpectedResult } from './types.js';
@@ -190,8 +191,11 @@ function compileUncached(request: CompileRequest): CompileResult {
   const { expression, environment, variableNames } = request;
   if (expression.trim().length === 0) return { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' };
 
+  // cel-go's parser limits, and unary runs reduced (same offsets as the expression)
+  const prepared = beforeParse(expression);
+  if ('issue' in prepared) return invalid(compilationFailed(expression, [prepared.issue]));
   // Everything below works on the rewritten text; issues are moved back to the original before rendering.
-  const rewritten = rewriteConstructions(expression);
+  const rewritten = rewriteConstructions(prepared.source);
   const source = rewritten.source;
   const original = (issues: readonly Issue[]): Issue[] => issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }));
   const fail = (issues: readonly Issue[]): CompileResult => invalid(compilationFailed(expression, original(issues)));
@@ -199,6 +203,8 @@ function compileUncached(request: CompileRequest): CompileResult {
   let program: EngineProgram;
   try {
     program = parseProgram(environment, source);
+    const depth = afterParse(program.ast, source);
+    if (depth !== undefined) return invalid(compilationFailed(expression, [depth]));
     fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables: qualifiedVariables(environment) });
   } catch (error) {
     const engineError = asEngineError(error);
@@ -325,11 +331,15 @@ export interface StandaloneCompileRequest {
 export function compileStandalone(request: StandaloneCompileRequest): CompileResult {
   const expression = request.expression;
   const env = standaloneEnvironment(request.variables ?? {});
-  const rewritten = rewriteConstructions(expression);
+  const prepared = beforeParse(expression);
+  if ('issue' in prepared) return invalid(compilationFailed(expression, [prepared.issue]));
+  const rewritten = rewriteConstructions(prepared.source);
   if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
   let program: EngineProgram;
   try {
     program = env.parse(rewritten.source) as unknown as EngineProgram;
+    const depth = afterParse(program.ast, rewritten.source);
+    if (depth !== undefined) return invalid(compilationFailed(expression, [depth]));
     const qualifiedVariables = new Set(Object.keys(request.variables ?? {}).filter((n) => n.includes('.')));
     fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables });
   } catch (error) {

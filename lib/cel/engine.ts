@@ -71,6 +71,19 @@ function notEvaluatedHere(): never {
   throw new Error('lib/cel evaluates with its own planner, not the engine');
 }
 
+/**
+ * None of the engine's own parser limits: cel-go has no cap on list elements, map entries, call arguments or AST
+ * nodes, and its size and depth limits (syntax.ts, checked around the parse) differ from the engine's. Within them
+ * the engine's recursion stays shallow.
+ */
+const PARSER_LIMITS = {
+  maxAstNodes: Infinity,
+  maxDepth: Infinity,
+  maxListElements: Infinity,
+  maxMapEntries: Infinity,
+  maxCallArguments: Infinity,
+};
+
 const engines = new Map<CelEnvironment, Engine>();
 
 function createEngine(kind: CelEnvironment): Engine {
@@ -81,6 +94,7 @@ function createEngine(kind: CelEnvironment): Engine {
     // engine's homogeneous mode rejects it, so the literal check in literals.ts does this job instead.
     homogeneousAggregateLiterals: false,
     unlistedVariablesAreDyn: false,
+    limits: PARSER_LIMITS,
   });
   declareLibraries(env, KUBERNETES_PROFILE);
   for (const name of DECLARATIONS[kind].variables) env.registerVariable(name, AUTHORIZER_VARIABLES[name] ?? 'dyn');
@@ -123,7 +137,7 @@ export function standaloneEnvironment(variables: Readonly<Record<string, string>
   const key = JSON.stringify(Object.entries(variables).sort());
   let env = standaloneEngines.get(key);
   if (env === undefined) {
-    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false, unlistedVariablesAreDyn: false });
+    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false, unlistedVariablesAreDyn: false, limits: PARSER_LIMITS });
     declareLibraries(env, FULL_PROFILE);
     for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
     standaloneEngines.set(key, env);

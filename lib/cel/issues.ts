@@ -2,11 +2,14 @@
 // `ERROR: <input>:line:column: message` block per issue, the source line and a caret under the column,
 // sorted by position, at most 100 reported. Kubernetes prefixes the whole text with `compilation failed: `.
 
-/** One problem found in an expression, anchored at a UTF-16 offset of the source. */
+/** One problem found in an expression, anchored at a UTF-16 offset of the source (or NO_LOCATION). */
 export interface Issue {
   readonly offset: number;
   readonly message: string;
 }
+
+/** cel-go's common.NoLocation (line -1, column -1): displayed as `<input>:-1:0` without a snippet. */
+export const NO_LOCATION = -1;
 
 const MAX_ISSUES = 100;
 const MAX_SNIPPET_BYTES = 16384;
@@ -44,6 +47,7 @@ function isWide(char: string | undefined): boolean {
 }
 
 function displayIssue(source: string, issue: Issue): { loc: Location; text: string } {
+  if (issue.offset === NO_LOCATION) return { loc: { line: -1, column: -1, snippet: '' }, text: `ERROR: <input>:-1:0: ${issue.message}` };
   const loc = locate(source, issue.offset);
   let text = `ERROR: <input>:${loc.line}:${loc.column + 1}: ${issue.message}`;
   // cel-go prints no snippet for an empty source or an over-long line.

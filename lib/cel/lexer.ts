@@ -125,6 +125,24 @@ function numberEnd(source: string, at: number): number {
   return i;
 }
 
+/** Whether an operand can end with this token: a `-` after it is binary, a `.` selects a member, `[` indexes. */
+export function endsOperand(token: Token | undefined): boolean {
+  if (token === undefined) return false;
+  switch (token.kind) {
+    case 'ident':
+    case 'escIdent':
+    case 'number':
+    case 'string':
+      return true;
+    case 'keyword':
+      return token.text !== 'in';
+    case 'punct':
+      return token.text === ')' || token.text === ']' || token.text === '}';
+    default:
+      return false;
+  }
+}
+
 /**
  * Tokenizes a CEL expression, skipping whitespace and comments. Stops at the first text that is not a CEL token,
  * which becomes a final `invalid` token spanning the rest of the source.

@@ -13,7 +13,7 @@
 // that errors are reported where the user wrote the text.
 
 import type { Issue } from './issues.js';
-import { lex } from './lexer.js';
+import { endsOperand, lex } from './lexer.js';
 import type { Token } from './lexer.js';
 import { CONSTRUCT_FUNCTION } from './objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
@@ -84,23 +84,6 @@ const CLOSERS: Readonly<Record<string, Frame['kind']>> = { ')': '(', ']': '[' };
 
 function isPunct(token: Token | undefined, text: string): boolean {
   return token !== undefined && token.kind === 'punct' && token.text === text;
-}
-
-/** Whether an expression can end with this token (so that a following `.` selects a member). */
-function endsOperand(token: Token): boolean {
-  switch (token.kind) {
-    case 'ident':
-    case 'escIdent':
-    case 'number':
-    case 'string':
-      return true;
-    case 'keyword':
-      return token.text !== 'in';
-    case 'punct':
-      return token.text === ')' || token.text === ']' || token.text === '}';
-    default:
-      return false;
-  }
 }
 
 /** The type name when tokens[brace] (a `{`) opens a construction: a name chain in primary position before it. */
