@@ -2,7 +2,7 @@
 // thread matched for one request, with the programs of the snapshot it matched against.
 //
 // Per worker: every snapshot's manifests are compiled once, keyed by content hash (at most a couple kept); a task
-// never compiles anything. Snapshots arrive in workerData (the one current at pool start) and on the pool's
+// never compiles anything, and a reloaded snapshot is compiled in slices between tasks. Snapshots arrive in workerData (the one current at pool start) and on the pool's
 // BroadcastChannel (every reload; a worker started later says hello and gets the current one). A task naming a
 // snapshot not compiled here yet waits for it, bounded by the task's deadline.
 //
@@ -23,7 +23,8 @@ import { SubjectAccessReviewClient } from '../lib/webhook/subject-access-review.
 import type { PolicyEvaluation } from '../lib/admission/validating/dispatcher.js';
 import { compiledPolicy } from '../lib/admission/validating/validator.js';
 import type { CompiledPolicy } from '../lib/admission/validating/validator.js';
-import { compileManifests } from '../lib/manifest/compile.js';
+import { compileManifests, compileManifestsSliced } from '../lib/manifest/compile.js';
+import type { CompiledManifests } from '../lib/manifest/compile.js';
 
 const data = workerData as PolicyWorkerData;
 
@@ -41,35 +42,66 @@ function post(message: ChannelMessage): void {
   channel.postMessage(message);
 }
 
-function install(snapshot: SnapshotData): void {
-  if (snapshots.has(snapshot.hash)) return;
-  let entry: CompiledSnapshot | { error: string };
+/** snapshots being compiled here now */
+const compiling = new Set<string>();
+
+function entryOf(compile: () => CompiledManifests): CompiledSnapshot | { error: string } {
   try {
-    const compiled = compileManifests(snapshot.plugin, snapshot.manifests);
-    entry = { policies: compiled.family === 'policy' ? compiled.hooks.map((h) => compiledPolicy(h)) : [] };
+    const compiled = compile();
+    return { policies: compiled.family === 'policy' ? compiled.hooks.map((h) => compiledPolicy(h)) : [] };
   } catch (err) {
     // The main thread compiled the same manifests successfully, so this is not expected; tasks naming the
     // snapshot fail (and are answered by the failure policy) instead of waiting.
-    entry = { error: err instanceof Error ? err.message : String(err) };
+    return { error: err instanceof Error ? err.message : String(err) };
   }
-  snapshots.set(snapshot.hash, entry);
+}
+
+function installed(hash: string, entry: CompiledSnapshot | { error: string }): void {
+  compiling.delete(hash);
+  snapshots.set(hash, entry);
   while (snapshots.size > Math.max(1, data.maxSnapshots)) snapshots.delete(snapshots.keys().next().value!);
-  const waiting = waiters.get(snapshot.hash);
-  waiters.delete(snapshot.hash);
+  const waiting = waiters.get(hash);
+  waiters.delete(hash);
   for (const wake of waiting ?? []) wake();
-  post({ type: 'compiled', hash: snapshot.hash, threadId, ...('error' in entry ? { error: entry.error } : {}) });
+  post({ type: 'compiled', hash, threadId, ...('error' in entry ? { error: entry.error } : {}) });
+}
+
+/** The snapshot current when the worker starts: compiled at once, before the worker takes any task. */
+function installNow(snapshot: SnapshotData): void {
+  installed(snapshot.hash, entryOf(() => compileManifests(snapshot.plugin, snapshot.manifests)));
+}
+
+/**
+ * A reloaded snapshot: compiled in slices, so that requests matched against the previous one keep being evaluated
+ * here meanwhile (the main thread evaluates those matched against this one itself until every worker has it).
+ */
+async function install(snapshot: SnapshotData): Promise<void> {
+  if (snapshots.has(snapshot.hash) || compiling.has(snapshot.hash)) return;
+  compiling.add(snapshot.hash);
+  let compiled: CompiledManifests | undefined;
+  let failure: unknown;
+  try {
+    compiled = await compileManifestsSliced(snapshot.plugin, snapshot.manifests);
+  } catch (err) {
+    failure = err;
+  }
+  installed(snapshot.hash, entryOf(() => {
+    if (compiled === undefined) throw failure;
+    return compiled;
+  }));
 }
 
 channel.onmessage = (event: unknown) => {
   const message = (event as { data: ChannelMessage }).data;
   if (message.type !== 'snapshot') return;
   if (message.to !== undefined && message.to !== threadId) return;
-  install(message);
+  void install(message);
 };
 // The channel must not keep a worker alive on its own; Piscina owns the worker's lifetime.
 (channel as unknown as { unref?: () => void }).unref?.();
 
-if (data.snapshot) install(data.snapshot);
+// The snapshot current at start is compiled at once: a worker answers nothing before it.
+if (data.snapshot) installNow(data.snapshot);
 post({ type: 'hello', threadId, hashes: [...snapshots.keys()] });
 
 async function snapshotFor(hash: string, deadline: number): Promise<CompiledSnapshot> {

@@ -8,6 +8,8 @@ import { ManifestError } from './errors.js';
 import type { AdmissionPolicy, AdmissionPolicyBinding, LoadedManifests, WebhookConfiguration } from './load.js';
 import type { PluginName } from './plugins.js';
 import { compileLabelSelector, SelectorError } from './selector.js';
+import { runSliced, runSync } from './steps.js';
+import type { Steps } from './steps.js';
 import type { LabelMatcher } from './selector.js';
 
 /** One webhook of a static configuration, as upstream's accessor sees it. */
@@ -53,11 +55,22 @@ class ExpressionCompiler {
   readonly errors: string[] = [];
   constructor(private readonly environment: CelEnvironment) {}
 
+  readonly #pending: Array<{ path: string; expression: string; expect: ExpectedResult; variableNames: readonly string[]; name: string | undefined; environment: CelEnvironment }> = [];
+
+  /** Queues an expression; compileAll() compiles the queue in order. */
   add(path: string, expression: string | undefined, expect: ExpectedResult, variableNames: readonly string[] = [], name?: string, environment = this.environment): void {
     if (expression === undefined || expression === '') return;
-    const result = compileExpression({ expression, environment, variableNames, expect });
-    if (result.ok) this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
-    else this.errors.push(`${path}: ${result.message}`);
+    this.#pending.push({ path, expression, expect, variableNames, name, environment });
+  }
+
+  /** Compiles what was added, pausing after each expression. */
+  *compileAll(): Steps<void> {
+    for (const { path, expression, expect, variableNames, name, environment } of this.#pending.splice(0)) {
+      const result = compileExpression({ expression, environment, variableNames, expect });
+      if (result.ok) this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
+      else this.errors.push(`${path}: ${result.message}`);
+      yield;
+    }
   }
 
   matchConditions(prefix: string, conditions: readonly MatchCondition[] | undefined, variableNames: readonly string[] = []): void {
@@ -65,13 +78,15 @@ class ExpressionCompiler {
   }
 }
 
-function compileWebhooks(configurations: readonly WebhookConfiguration[]): CompiledManifests {
+function* compileWebhooks(configurations: readonly WebhookConfiguration[]): Steps<CompiledManifests> {
   const webhooks: StaticWebhook[] = [];
   const errors: string[] = [];
   for (const configuration of configurations) {
     const configurationName = configuration.metadata?.name ?? '';
     const repeats = new Map<string, number>();
-    (configuration.webhooks ?? []).forEach((webhook, i) => {
+    const list = configuration.webhooks ?? [];
+    for (let i = 0; i < list.length; i++) {
+      const webhook = list[i]!;
       const name = webhook.name ?? '';
       const n = repeats.get(name) ?? 0;
       repeats.set(name, n + 1);
@@ -80,20 +95,22 @@ function compileWebhooks(configurations: readonly WebhookConfiguration[]): Compi
         const objectSelector = parseSelector(name, 'objectSelector', webhook.objectSelector);
         const cel = new ExpressionCompiler('webhookMatchCondition');
         cel.matchConditions(`webhooks[${i}].matchConditions`, webhook.matchConditions);
+        yield* cel.compileAll();
         if (cel.errors.length > 0) throw new ManifestError(`webhook "${name}": ${cel.errors.join(', ')}`);
         webhooks.push({ uid: `manifest/${configurationName}/${name}/${n}`, configurationName, webhook, namespaceSelector, objectSelector, matchConditions: cel.compiled });
       } catch (err) {
         if (err instanceof ManifestError) errors.push(err.message);
         else throw err;
       }
-    });
+      yield;
+    }
   }
   // upstream joins every accessor error (errors.Join: one per line)
   if (errors.length > 0) throw new ManifestError(errors.join('\n'));
   return { family: 'webhook', webhooks };
 }
 
-function compilePolicy(plugin: PluginName, policy: AdmissionPolicy): NamedExpression[] {
+function* compilePolicy(plugin: PluginName, policy: AdmissionPolicy): Steps<NamedExpression[]> {
   const cel = new ExpressionCompiler(plugin === 'ValidatingAdmissionPolicy' ? 'validatingPolicy' : 'mutatingPolicy');
   const spec = policy.spec ?? {};
   const variableNames: string[] = [];
@@ -125,29 +142,41 @@ function compilePolicy(plugin: PluginName, policy: AdmissionPolicy): NamedExpres
       }
     });
   }
+  yield* cel.compileAll();
   if (cel.errors.length > 0) {
     throw new ManifestError(`failed to compile policy "${policy.metadata?.name ?? ''}": ${cel.errors.join(', ')}`);
   }
   return cel.compiled;
 }
 
-function compilePolicies(plugin: PluginName, policies: readonly AdmissionPolicy[], bindings: readonly AdmissionPolicyBinding[]): CompiledManifests {
+function* compilePolicies(plugin: PluginName, policies: readonly AdmissionPolicy[], bindings: readonly AdmissionPolicyBinding[]): Steps<CompiledManifests> {
   const byPolicy = new Map<string, AdmissionPolicyBinding[]>();
   for (const b of bindings) {
     const name = b.spec?.policyName ?? '';
-    byPolicy.set(name, [...(byPolicy.get(name) ?? []), b]);
+    let list = byPolicy.get(name);
+    if (list === undefined) byPolicy.set(name, (list = []));
+    list.push(b);
   }
-  const hooks = policies.map((policy) => ({
-    policy,
-    bindings: byPolicy.get(policy.metadata?.name ?? '') ?? [],
-    expressions: compilePolicy(plugin, policy),
-  }));
+  const hooks: PolicyHook[] = [];
+  for (const policy of policies) {
+    hooks.push({ policy, bindings: byPolicy.get(policy.metadata?.name ?? '') ?? [], expressions: yield* compilePolicy(plugin, policy) });
+  }
   return { family: 'policy', hooks };
+}
+
+/** The compile as pausable steps (see steps.ts). */
+export function compileSteps(plugin: PluginName, loaded: LoadedManifests): Steps<CompiledManifests> {
+  return loaded.family === 'webhook'
+    ? compileWebhooks(loaded.configurations)
+    : compilePolicies(plugin, loaded.policies, loaded.bindings);
 }
 
 /** Builds the admission-time form of loaded manifests. Throws ManifestError with upstream's message. */
 export function compileManifests(plugin: PluginName, loaded: LoadedManifests): CompiledManifests {
-  return loaded.family === 'webhook'
-    ? compileWebhooks(loaded.configurations)
-    : compilePolicies(plugin, loaded.policies, loaded.bindings);
+  return runSync(compileSteps(plugin, loaded));
+}
+
+/** compileManifests in slices, the event loop running between them (a reload while serving). */
+export function compileManifestsSliced(plugin: PluginName, loaded: LoadedManifests): Promise<CompiledManifests> {
+  return runSliced(compileSteps(plugin, loaded));
 }

@@ -19,6 +19,8 @@ import type { FileDoc, ManifestFiles } from './files.js';
 import { pluginKinds } from './plugins.js';
 import type { PluginName } from './plugins.js';
 import type { V1Kind } from './scheme.js';
+import { runSliced, runSync } from './steps.js';
+import type { Steps } from './steps.js';
 import { validateObject } from './validate.js';
 
 export const staticConfigSuffix = '.static.k8s.io';
@@ -115,8 +117,9 @@ export class DocumentCache {
   #current = new Map<string, readonly DocumentStep[]>();
   #next = new Map<string, readonly DocumentStep[]>();
 
-  steps(text: string, compute: () => readonly DocumentStep[]): readonly DocumentStep[] {
-    const steps = this.#current.get(text) ?? this.#next.get(text) ?? compute();
+  /** The steps of a document's text, computed (pausing as it goes) unless this or the previous load has them. */
+  *steps(text: string, compute: () => Steps<readonly DocumentStep[]>): Steps<readonly DocumentStep[]> {
+    const steps = this.#current.get(text) ?? this.#next.get(text) ?? (yield* compute());
     this.#next.set(text, steps);
     return steps;
   }
@@ -135,7 +138,7 @@ function asManifestError(err: unknown, prefix = ''): ManifestError {
   throw err;
 }
 
-function documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: DocumentStep[]): boolean {
+function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: DocumentStep[]): Steps<boolean> {
   if (decoded.type === 'list') {
     for (const item of decoded.items) {
       let itemDecoded: DecodedDocument;
@@ -145,7 +148,8 @@ function documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Docu
         steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
         return false;
       }
-      if (!documentSteps(plugin, itemDecoded, steps)) return false;
+      if (!(yield* documentSteps(plugin, itemDecoded, steps))) return false;
+      yield;
     }
     return true;
   }
@@ -169,15 +173,16 @@ function documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Docu
   return false;
 }
 
-function computeSteps(plugin: PluginName, text: string): readonly DocumentStep[] {
+function* computeSteps(plugin: PluginName, text: string): Steps<readonly DocumentStep[]> {
   let decoded: DecodedDocument;
   try {
     decoded = decodeDocumentText(text);
   } catch (err) {
     return [{ error: asManifestError(err) }];
   }
+  yield;
   const steps: DocumentStep[] = [];
-  documentSteps(plugin, decoded, steps);
+  yield* documentSteps(plugin, decoded, steps);
   return steps;
 }
 
@@ -212,8 +217,8 @@ function acceptStep(state: LoadState, step: DocumentStep, filePath: string): voi
   (step.role === 'binding' ? state.bindings : state.primaries).push(...step.items);
 }
 
-function loadDoc(state: LoadState, doc: FileDoc, cache: DocumentCache | undefined): void {
-  const steps = cache ? cache.steps(doc.text, () => computeSteps(state.plugin, doc.text)) : computeSteps(state.plugin, doc.text);
+function* loadDoc(state: LoadState, doc: FileDoc, cache: DocumentCache | undefined): Steps<void> {
+  const steps = cache ? yield* cache.steps(doc.text, () => computeSteps(state.plugin, doc.text)) : yield* computeSteps(state.plugin, doc.text);
   try {
     for (const step of steps) acceptStep(state, step, doc.filePath);
   } catch (err) {
@@ -235,9 +240,22 @@ function byName(a: JsonObject, b: JsonObject): number {
  * message on the first problem; nothing is returned unless everything loaded.
  */
 export function loadManifests(plugin: PluginName, files: ManifestFiles, cache?: DocumentCache): LoadedManifests {
+  return runSync(loadSteps(plugin, files, cache));
+}
+
+/** loadManifests in slices, the event loop running between them (a reload while serving). */
+export function loadManifestsSliced(plugin: PluginName, files: ManifestFiles, cache?: DocumentCache): Promise<LoadedManifests> {
+  return runSliced(loadSteps(plugin, files, cache));
+}
+
+/** The load as pausable steps (see steps.ts): between documents, list items and the decoding and checks of each. */
+export function* loadSteps(plugin: PluginName, files: ManifestFiles, cache?: DocumentCache): Steps<LoadedManifests> {
   const state: LoadState = { plugin, primaryNames: new Map(), bindingNames: new Map(), primaries: [], bindings: [] };
   try {
-    for (const doc of files.docs) loadDoc(state, doc, cache);
+    for (const doc of files.docs) {
+      yield* loadDoc(state, doc, cache);
+      yield;
+    }
   } finally {
     cache?.commit();
   }

@@ -1,7 +1,8 @@
 // One plugin's static manifest source, as upstream's static sources: a synchronous initial load that must succeed,
 // then a watch (chokidar) plus a polling fallback that re-read the directory, short-circuit on an unchanged content
 // hash, and swap in a new snapshot only when everything loaded and compiled; on any failure the previous snapshot
-// stays. Counting, logs and metrics follow upstream exactly (see checkAndReload).
+// stays. A reload decodes, validates and compiles in slices (lib/manifest/steps.ts) so that serving goes on
+// meanwhile, against the previous snapshot until the one-reference swap. Counting, logs and metrics follow upstream exactly (see checkAndReload).
 import { EventEmitter } from 'node:events';
 import { statSync, watch as watchFs } from 'node:fs';
 import type { FSWatcher as DirectoryWatcher } from 'node:fs';
@@ -14,7 +15,7 @@ import { DocumentCache } from '../manifest/load.js';
 import { initialLoadMessage, pluginKinds } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { ReloadMetrics } from '../metrics/reload.js';
-import { compileManifests, loadManifests, loadSnapshotSync, makeSnapshot, readManifestFilesSync } from './pipeline.js';
+import { compileManifestsSliced, loadManifestsSliced, loadSnapshotSync, makeSnapshot, readManifestFilesSync } from './pipeline.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface ManifestSourceOptions {
@@ -151,7 +152,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       files = readManifestFilesSync(this.dir);
       // Unchanged bytes decode to the same result, so skipping the decode is the same as upstream's order.
       if (files.hash === this.#lastReadHash) return { plugin, outcome: 'unchanged', hash: files.hash };
-      manifests = loadManifests(plugin, files, this.#documents);
+      manifests = await loadManifestsSliced(plugin, files, this.#documents);
     } catch (err) {
       const error = asError(err);
       // The directory is gone (or unreadable): any watch on it is dead; set a new one once it is back.
@@ -164,7 +165,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     this.#lastReadHash = files.hash;
     let compiled;
     try {
-      compiled = compileManifests(plugin, manifests);
+      compiled = await compileManifestsSliced(plugin, manifests);
     } catch (err) {
       const error = asError(err);
       this.#log.error(error, this.#family === 'webhook' ? 'manifest webhook accessor validation failed after reload' : 'compiling manifest config', fields);

@@ -1,16 +1,18 @@
 // The load pipeline shared by the daemon, `validate` and `review`: read+hash → decode/default/validate → compile.
-// Split in stages because the reload loop treats them differently (content-hash short-circuit between them).
-import { compileManifests } from '../manifest/compile.js';
+// Split in stages because the reload loop treats them differently (content-hash short-circuit between them). The
+// decode and compile stages come synchronous (the initial load, the CLI) and sliced (a reload while serving: the
+// event loop runs between slices, so a large directory does not hold requests).
+import { compileManifests, compileManifestsSliced } from '../manifest/compile.js';
 import type { CompiledManifests } from '../manifest/compile.js';
 import { readManifestFilesSync } from '../manifest/files.js';
 import type { ManifestFiles } from '../manifest/files.js';
-import { countKinds, loadManifests } from '../manifest/load.js';
+import { countKinds, loadManifests, loadManifestsSliced } from '../manifest/load.js';
 import type { DocumentCache, LoadedManifests } from '../manifest/load.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { freezeSnapshot } from './snapshot.js';
 import type { Snapshot } from './snapshot.js';
 
-export { readManifestFilesSync, loadManifests, compileManifests };
+export { readManifestFilesSync, loadManifests, compileManifests, loadManifestsSliced, compileManifestsSliced };
 export type { ManifestFiles, LoadedManifests, CompiledManifests };
 
 export function makeSnapshot(plugin: PluginName, dir: string, hash: string, manifests: LoadedManifests, compiled: CompiledManifests, loadedAt = new Date()): Snapshot {

@@ -111,6 +111,8 @@ export class PolicyPool {
   readonly #readyWaiters = new Set<() => void>();
   readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
   #current: SnapshotData | undefined;
+  /** the hash hasCompiled() last found on every worker (forgotten when a worker starts) */
+  #compiledEverywhere: string | undefined;
   #previous: SnapshotData | undefined;
   readonly #maxBatch: number;
   #queue: Array<{ readonly task: Uint8Array; readonly settle: (outcome: TaskOutcome | { readonly failed: unknown }) => void }> = [];
@@ -153,6 +155,10 @@ export class PolicyPool {
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
+    // a new worker has compiled nothing yet
+    this.#piscina.on('workerCreate', () => {
+      this.#compiledEverywhere = undefined;
+    });
     if (options.registry) {
       this.#metrics = createPoolMetrics(options.registry, {
         queueSize: () => this.#piscina.queueSize,
@@ -214,9 +220,20 @@ export class PolicyPool {
   /** Every worker thread has compiled the current snapshot. */
   isReady(): boolean {
     if (this.#current === undefined) return true;
-    const have = this.#compiledBy.get(this.#current.hash);
+    return this.hasCompiled(this.#current.hash);
+  }
+
+  /**
+   * Every worker thread has compiled the snapshot `hash`: a task naming it waits for no compile. Until then (a reload
+   * being compiled on the workers, a replaced worker catching up) the validate handler evaluates on the main thread.
+   */
+  hasCompiled(hash: string): boolean {
+    if (hash === this.#compiledEverywhere) return true;
+    const have = this.#compiledBy.get(hash);
     const threads = this.#piscina.threads;
-    return have !== undefined && threads.length > 0 && threads.every((w) => have.has(w.threadId));
+    const all = have !== undefined && threads.length > 0 && threads.every((w) => have.has(w.threadId));
+    if (all) this.#compiledEverywhere = hash;
+    return all;
   }
 
   /** Resolves once every worker has compiled the current snapshot (startup, after a reload); rejects after timeoutMs. */

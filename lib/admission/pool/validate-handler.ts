@@ -1,6 +1,6 @@
 // POST /validate as the daemon serves it (the hot path): match on the main thread against the current snapshot;
-// answer at once when nothing needs evaluating; otherwise one task to the policy pool (or, without a pool, evaluate
-// here), then apply the bindings' actions; once the policies allowed, the static validating webhooks are called
+// answer at once when nothing needs evaluating; otherwise one task to the policy pool (or, without a pool or while
+// the workers are still compiling a reloaded snapshot, evaluate here), then apply the bindings' actions; once the policies allowed, the static validating webhooks are called
 // (lib/webhook, in parallel). The timeout answer applies the failure policy of the policies still being evaluated,
 // or of the webhook calls still running.
 //
@@ -85,7 +85,8 @@ export function createValidateHandler(options: ValidateHandlerOptions): Validate
         return withWebhooks(review, start.done.response, ctx);
       }
       const pending = start.pending;
-      if (pool === undefined) {
+      // A snapshot the workers are still compiling (just reloaded) is evaluated here rather than waited for.
+      if (pool === undefined || !pool.hasCompiled(snapshot!.hash)) {
         const evaluations = planUsesAuthorizer(pending.plan)
           ? await evaluatePlanAuthorized(pending.plan, pending.request, { client: options.authorization, deadline: ctx.deadline, signal: ctx.signal })
           : evaluatePlan(pending.plan, pending.request);

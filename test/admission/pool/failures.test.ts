@@ -62,6 +62,8 @@ test('a worker exiting mid-request: Fail denies, Ignore admits, the failure is c
   // after a reload to an Ignore policy, a crash admits; the replacement worker evaluates the new snapshot
   pool.publish(ignore);
   current = ignore;
+  // (until the workers have compiled a reloaded snapshot, its requests are evaluated on the main thread)
+  await pool.ready();
   const admitted = await handler.handle(review(configMap('cm', testHookExit)), context());
   assert.deepEqual(admitted, { uid: testHookExit, allowed: true });
   assert.equal(await metricValue(registry, 'static_admissiond_policy_worker_failures_total', { reason: 'crash' }), 2);

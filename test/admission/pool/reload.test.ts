@@ -1,5 +1,6 @@
 // A reload reaches the running workers without a restart: the ManifestSource's new snapshot is published to the
-// pool, the workers compile it, and the answers change — also for a request sent before any worker has it.
+// pool, the workers compile it, and the answers change — also for a request sent before any worker has it, which
+// the main thread evaluates rather than holding it for the workers' compile (a reload must not stall serving).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -42,8 +43,8 @@ test('a reload changes the workers\' answers without restarting them', async (t)
   assert.equal(await allowed('first'), false);
   assert.equal(await allowed('second'), true);
 
-  // The new snapshot is published and a request is sent at once, before the workers can have compiled it: the
-  // task waits for the snapshot on its worker.
+  // The new snapshot is published and a request is sent at once, before the workers can have compiled it: it is
+  // answered with the new snapshot all the same (evaluated on the main thread meanwhile, see below).
   writeFileSync(join(dir, 'p.yaml'), denyName('second'));
   await source.checkAndReload();
   assert.notEqual(source.current()!.hash, initial.hash);
@@ -83,4 +84,29 @@ test('a request matched against the previous snapshot is still evaluated with it
   assert.equal((await handler.handle(configMap('first'), context())).allowed, false);
   served = source.current()!;
   assert.equal((await handler.handle(configMap('first'), context())).allowed, true);
+});
+
+test('until every worker has compiled a reloaded snapshot, its requests are evaluated on the main thread', async (t) => {
+  const { dir, cleanup } = tempDir('sad-pool-reload-');
+  t.after(cleanup);
+  writeFileSync(join(dir, 'p.yaml'), denyName('first'));
+  const source = new ManifestSource({
+    plugin: 'ValidatingAdmissionPolicy', dir, watch: false, metrics: createReloadMetrics(new Registry(), 'sha256:test'), logger: createLogger({ write: () => {} }),
+  });
+  const { pool } = await startPool(t, { snapshot: source.loadInitial(), threads: 2 });
+  const handler = createValidateHandler({ snapshot: () => source.current(), pool });
+  writeFileSync(join(dir, 'p.yaml'), denyName('second'));
+  await source.checkAndReload();
+  const reloaded = source.current()!;
+  pool.publish(reloaded);
+  // the workers learn of it through their channel, in a later turn: nobody has compiled it yet
+  assert.equal(pool.hasCompiled(reloaded.hash), false);
+  const sent = pool.tasksSent;
+  const answer = handler.handle(configMap('second'), context());
+  assert.equal(pool.tasksSent, sent, 'no task for the workers');
+  assert.match((await answer).status?.message ?? '', /denied request: second is not allowed$/);
+  await pool.ready();
+  assert.equal(pool.hasCompiled(reloaded.hash), true);
+  assert.equal((await handler.handle(configMap('second'), context())).allowed, false);
+  assert.equal(pool.tasksSent, sent + 1, 'once compiled everywhere, the workers evaluate it');
 });
