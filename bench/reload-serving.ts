@@ -15,7 +15,7 @@ import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { generate, generateAsync } from './generate.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
-import { freePort, httpStatus, until } from './util.js';
+import { freePort, httpStatus, until, validatingAdmissionConfig } from './util.js';
 
 export interface PhaseResult {
   readonly load: LoadResult;
@@ -63,15 +63,7 @@ export async function servingDuringReload(options: { policies: number; rate: num
     const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
     writeFileSync(join(tmp, 'tls.crt'), serving.certPEM);
     writeFileSync(join(tmp, 'tls.key'), serving.keyPEM);
-    writeFileSync(join(tmp, 'admission-config.yaml'), `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: ${dir}
-`);
+    writeFileSync(join(tmp, 'admission-config.yaml'), validatingAdmissionConfig(dir));
     const port = await freePort();
     const health = await freePort();
     child = spawn(process.execPath, [

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
-import { cpuSeconds, fmt, freePort, httpStatus, median, until } from './util.js';
+import { cpuSeconds, fmt, freePort, httpStatus, median, until, validatingAdmissionConfig } from './util.js';
 import { closedLoop, newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
 
@@ -73,15 +73,7 @@ async function main(): Promise<void> {
     writeFileSync(keyFile, serving.keyPEM);
     const policiesDir = join(root, 'testdata', 'bench', 'policies');
     const config = join(tmp, 'admission-config.yaml');
-    writeFileSync(config, `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: ${policiesDir}
-`);
+    writeFileSync(config, validatingAdmissionConfig(policiesDir));
     const mutatingConfig = join(tmp, 'admission-config-mutating.yaml');
     writeFileSync(mutatingConfig, `${readFileSync(config, 'utf8')}- name: MutatingAdmissionPolicy
   configuration:

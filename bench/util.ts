@@ -42,3 +42,16 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 export const fmt = (n: number, d = 2): string => (Number.isFinite(n) ? n.toFixed(d) : '—');
+
+/** An AdmissionConfiguration whose ValidatingAdmissionPolicy plugin loads `dir`. */
+export function validatingAdmissionConfig(dir: string): string {
+  return `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: ${dir}
+`;
+}
