@@ -15,7 +15,7 @@ export function runSync<T>(steps: Steps<T>): T {
 }
 
 /** How long a slice runs before the event loop gets a turn: well under the 50 ms a request may be held. */
-export const DEFAULT_SLICE_MS = 5;
+export const DEFAULT_SLICE_MS = 3;
 
 /** Runs the work in slices of about `sliceMs`, letting the event loop run between them. Rejects as the work throws. */
 export async function runSliced<T>(steps: Steps<T>, sliceMs = DEFAULT_SLICE_MS): Promise<T> {
