@@ -9,6 +9,7 @@
 // not a valid name part (a long policy name) as `<start of the policy name>_<key>-<10 hex digits of the SHA-256 of
 // the original key>`, at most 63 characters: stable across restarts and nodes, distinct keys stay distinct.
 import { createHash } from 'node:crypto';
+import type { AdmissionPolicy } from '../manifest/load.js';
 import { isQualifiedName } from '../validation/names.js';
 
 const maxNamePart = 63;
@@ -43,4 +44,17 @@ function trimEnds(part: string): string {
 /** Whether the daemon answers `key` under another name than `<policy>_<key>`. */
 export function isShortenedAnnotationKey(key: string): boolean {
   return webhookAnnotationKey(key) !== key.replaceAll('/', '_');
+}
+
+/** The policies' audit annotation keys (`<policy>/<key>`) answered under a shortened name, each with that name. */
+export function shortenedPolicyAuditKeys(policies: readonly AdmissionPolicy[]): Array<[original: string, answered: string]> {
+  const out: Array<[string, string]> = [];
+  for (const policy of policies) {
+    const spec = policy.spec as { auditAnnotations?: Array<{ key?: string }> } | undefined;
+    for (const a of spec?.auditAnnotations ?? []) {
+      const original = `${policy.metadata?.name ?? ''}/${a.key ?? ''}`;
+      if (isShortenedAnnotationKey(original)) out.push([original, webhookAnnotationKey(original)]);
+    }
+  }
+  return out;
 }

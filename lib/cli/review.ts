@@ -3,7 +3,7 @@
 // input is invalid, so operators can test policies without a cluster.
 import { readFileSync } from 'node:fs';
 import { stringify as toYaml } from 'yaml';
-import { isShortenedAnnotationKey, webhookAnnotationKey } from '../admission/audit-keys.js';
+import { shortenedPolicyAuditKeys } from '../admission/audit-keys.js';
 import { patchedObject } from '../admission/mutate.js';
 import type { PolicyHook } from '../manifest/compile.js';
 import { createLogger } from '../log/logger.js';
@@ -107,15 +107,6 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
 /** The policies' audit annotation keys that were answered under a shortened name. */
 function shortenedKeysIn(hooks: readonly PolicyHook[], answered: Readonly<Record<string, string>> | undefined): Array<[string, string]> {
   if (answered === undefined) return [];
-  const out: Array<[string, string]> = [];
-  for (const { policy } of hooks) {
-    const spec = policy.spec as { auditAnnotations?: Array<{ key?: string }> } | undefined;
-    for (const a of spec?.auditAnnotations ?? []) {
-      const original = `${policy.metadata?.name ?? ''}/${a.key ?? ''}`;
-      const key = webhookAnnotationKey(original);
-      if (isShortenedAnnotationKey(original) && key in answered) out.push([original, key]);
-    }
-  }
-  return out;
+  return shortenedPolicyAuditKeys(hooks.map((h) => h.policy)).filter(([, key]) => key in answered);
 }
 

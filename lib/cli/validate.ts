@@ -14,7 +14,7 @@ import type { CommandIO } from './common.js';
 import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 import { validateStaticManifestsDir } from '../config/admission-config.js';
-import { isShortenedAnnotationKey, webhookAnnotationKey } from '../admission/audit-keys.js';
+import { shortenedPolicyAuditKeys } from '../admission/audit-keys.js';
 import type { LoadedManifests } from '../manifest/load.js';
 import { sideCoverage, sideOf, systemNamespaces } from '../registration/coverage.js';
 import type { LoadedPlugin } from '../registration/coverage.js';
@@ -54,16 +54,10 @@ interface RegistrationChecks {
   readonly authorizationConfigured?: boolean;
 }
 
-/** Keys a policy's audit annotations and Audit action are answered under, where they differ from `<policy>_<key>`. */
+/** Keys a policy's audit annotations are answered under, where they differ from `<policy>_<key>`. */
 function shortenedAuditKeys(manifests: LoadedManifests): Record<string, string> | undefined {
-  if (manifests.family !== 'policy') return undefined;
-  const keys: string[] = [];
-  for (const policy of manifests.policies) {
-    const spec = policy.spec as { auditAnnotations?: Array<{ key?: string }> } | undefined;
-    for (const a of spec?.auditAnnotations ?? []) keys.push(`${policy.metadata?.name ?? ''}/${a.key ?? ''}`);
-  }
-  const shortened = keys.filter(isShortenedAnnotationKey);
-  return shortened.length === 0 ? undefined : Object.fromEntries(shortened.map((k) => [k, webhookAnnotationKey(k)]));
+  const shortened = manifests.family === 'policy' ? shortenedPolicyAuditKeys(manifests.policies) : [];
+  return shortened.length === 0 ? undefined : Object.fromEntries(shortened);
 }
 
 function systemNamespaceWarnings(loaded: LoadedPlugin): string[] {

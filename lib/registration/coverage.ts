@@ -12,6 +12,7 @@
 // IsExemptAdmissionConfigurationResource).
 import type { LabelSelector, RuleWithOperations } from '../api/types.js';
 import { excludedResources } from '../admission/matching/exclusions.js';
+import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
 import type { LoadedManifests } from '../manifest/load.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
@@ -73,7 +74,6 @@ export interface SideCoverage {
 
 /** Namespaces the default registration leaves alone, by their immutable kubernetes.io/metadata.name label. */
 export const systemNamespaces: readonly string[] = ['kube-system', 'kube-node-lease'];
-const namespaceNameLabel = 'kubernetes.io/metadata.name';
 
 const reviewGroups: ReadonlyMap<string, ReadonlySet<string>> = (() => {
   const m = new Map<string, Set<string>>();

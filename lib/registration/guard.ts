@@ -9,12 +9,12 @@
 // Upstream exempts ValidatingAdmissionPolicy, its binding, MutatingAdmissionPolicy and its binding from every
 // admission policy and webhook (S/admission/plugin/policy/generic/plugin.go, rules.go): this policy cannot guard
 // itself, its binding, or those kinds' names. The registration's comments say so.
+import { staticConfigSuffix as staticSuffix } from '../manifest/load.js';
 import { atLeast } from './version.js';
 import type { KubeVersion } from './version.js';
 
 export const defaultBreakGlassGroup = 'static-admissiond:break-glass';
 export const guardPolicyName = 'static-admissiond-guard';
-export const staticSuffix = '.static.k8s.io';
 
 export interface GuardOptions {
   /** the configuration names to protect (ValidatingWebhookConfiguration and MutatingWebhookConfiguration) */

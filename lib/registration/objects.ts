@@ -172,7 +172,8 @@ export function deriveRegistration(loaded: readonly LoadedPlugin[], options: Reg
     };
     sides.push({ side, coverage, sent, configuration });
   }
-  const guard = format === 'api'
+  // the guard protects the printed configurations: none printed, none needed
+  const guard = format === 'api' && sides.some((s) => s.configuration !== undefined)
     ? guardObjects({ configurationName: names.configuration, breakGlassGroup: options.breakGlassGroup ?? defaultBreakGlassGroup, kubeVersion })
     : [];
   return { format, kubeVersion, includeSystemNamespaces, sides, guard };

@@ -3,10 +3,10 @@
 import { Document, isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap } from 'yaml';
 import { systemNamespaces } from './coverage.js';
-import { guardPolicyName, staticSuffix } from './guard.js';
-import { registrationObjects } from './objects.js';
+import { staticConfigSuffix as staticSuffix } from '../manifest/load.js';
+import { guardPolicyName } from './guard.js';
 import type { Registration, SideRegistration } from './objects.js';
-import { formatKubeVersion } from './version.js';
+import { atLeast, formatKubeVersion } from './version.js';
 
 const listLimit = 20;
 
@@ -69,7 +69,7 @@ const conditionComment = wrap('TokenReviews, SelfSubjectReviews and the SubjectA
 
 function guardComment(registration: Registration, group: string): string {
   const lines = wrap(`A REST ValidatingAdmissionPolicy guarding the registration: UPDATE and DELETE of the webhook configurations above are denied except to members of the break-glass group ${JSON.stringify(group)} (--break-glass-group), and webhook configuration names ending in "${staticSuffix}" are refused, as KEP-5793 advises for apiservers without manifest-based admission.`);
-  if (registration.kubeVersion.minor < 30 && registration.kubeVersion.major === 1) {
+  if (!atLeast(registration.kubeVersion, 1, 30)) {
     lines.push(...wrap('ValidatingAdmissionPolicy v1beta1 on kube-apiserver 1.28-1.29 needs --feature-gates=ValidatingAdmissionPolicy=true and --runtime-config=admissionregistration.k8s.io/v1beta1=true.'));
   }
   lines.push(...wrap(`What no API-side admission can guard: kube-apiserver exempts ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding objects from every policy and webhook, so this policy cannot protect itself, its binding, or those objects' names. Keep delete rights on ${guardPolicyName} to the few who hold the break-glass group (RBAC).`));
@@ -116,4 +116,3 @@ export function renderRegistration(registration: Registration, breakGlassGroup: 
   return docs.join('---\n');
 }
 
-export { registrationObjects };

@@ -24,6 +24,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { AdmissionRequest, UserInfo } from '../api/admission.js';
 import type { JsonObject, JsonValue } from '../manifest/document.js';
+import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
 import { cloneJson } from '../json/index.js';
 import { isObject, SuiteError } from './fields.js';
 import { apiVersionOf, builtinByKind, builtinByResource, connectOptionKinds, parseAPIVersion } from './kinds.js';
@@ -51,7 +52,6 @@ export interface PreparedCase {
 }
 
 /** Set by the apiserver on every namespace, and the only namespace label the daemon knows. */
-const namespaceNameLabel = 'kubernetes.io/metadata.name';
 
 const optionFields: Record<'CREATE' | 'UPDATE' | 'DELETE', { kind: string; fields: readonly string[] }> = {
   // Go struct order of metav1.CreateOptions / UpdateOptions / DeleteOptions, dryRun taken from the case

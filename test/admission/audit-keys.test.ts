@@ -9,7 +9,7 @@ import { isQualifiedName } from '../../lib/validation/names.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../cli/helpers.js';
-import { admissionConfigYAML } from '../registration/helpers.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
 import { tempDir } from '../server/helpers.js';
 
 /** checkKeyFormat of upstream, as the apiserver applies it to a webhook's key. */

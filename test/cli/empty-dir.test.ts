@@ -10,7 +10,7 @@ import { createLogger } from '../../lib/log/logger.js';
 import { createReloadMetrics } from '../../lib/metrics/reload.js';
 import { InitialLoadError, ManifestSource } from '../../lib/reload/manifest-source.js';
 import { tempDir, writeFiles } from '../helpers/fs.js';
-import { admissionConfigYAML } from '../registration/helpers.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
 import { run } from './helpers.js';
 
 /** Runs `fn` with the working directory set to a directory holding a valid manifest (what a cwd fallback would read). */

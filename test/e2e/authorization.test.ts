@@ -10,7 +10,7 @@ import { tempDir, writeFiles } from '../helpers/fs.js';
 import { startSARServer } from '../admission/authorization-helpers.js';
 import type { SARServer } from '../admission/authorization-helpers.js';
 import { run } from '../cli/helpers.js';
-import { admissionConfigYAML } from '../registration/helpers.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
 import { post, root, spawnDaemon, stop, waitFor } from './helpers.js';
 
 const policies = `apiVersion: admissionregistration.k8s.io/v1

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { generateDevCertificates } from '../../lib/server/dev-cert.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
 import {
   bindingYAML,
   contentHash,
@@ -108,17 +109,6 @@ function klogValue(stderr: string, msg: string, key: string): string | undefined
   return m ? (JSON.parse(m[1]!) as string) : undefined;
 }
 
-function admissionConfigYAML(policiesDir: string): string {
-  return `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ValidatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: ValidatingAdmissionPolicyConfiguration
-    staticManifestsDir: ${JSON.stringify(policiesDir)}
-`;
-}
 
 /** A temp dir with `policies/` holding `files` and `admission-config.yaml` pointing at it. */
 async function layout(files: Record<string, string>): Promise<{ root: string; dir: string; config: string; cleanup: () => Promise<void> }> {

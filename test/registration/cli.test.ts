@@ -14,7 +14,8 @@ import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { run } from '../cli/helpers.js';
 import { tempDir } from '../server/helpers.js';
-import { admissionConfigYAML, policy, rule } from './helpers.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
+import { policy, rule } from './helpers.js';
 
 interface Webhook {
   name: string;

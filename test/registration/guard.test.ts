@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { run } from '../cli/helpers.js';
-import { admissionConfigYAML } from './helpers.js';
+import { admissionConfigYAML } from '../helpers/admission-config.js';
 import { tempDir } from '../server/helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -70,12 +70,3 @@ export function loadPlugins(sets: Partial<Record<PluginName, readonly string[]>>
   return { loaded, dirs, cleanup: tmp.cleanup };
 }
 
-/** An AdmissionConfiguration with one policy plugin reading `dir`. */
-export function admissionConfigYAML(dir: string, plugin: 'ValidatingAdmissionPolicy' | 'MutatingAdmissionPolicy' = 'ValidatingAdmissionPolicy'): string {
-  return `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: ${plugin}
-  configuration: {apiVersion: apiserver.config.k8s.io/v1, kind: ${plugin}Configuration, staticManifestsDir: ${dir}}
-`;
-}
