@@ -50,7 +50,7 @@ export function registration(argv: readonly string[], io: CommandIO): number {
   const flags = parseFlags(argv, registrationFlags);
   if (flagBool(flags, 'help')) {
     io.stdout(usageText('static-admissiond registration --admission-config F --url https://127.0.0.1:9443 --ca-file F [--format static|api]',
-      'Loads the configured manifests as the daemon does and prints the ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) that send the daemon exactly what they can match, as YAML. With --format api it also prints a ValidatingAdmissionPolicy guarding the registration.', registrationFlags));
+      'Loads the configured manifests as the daemon does and prints the ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) that send the daemon exactly what they can match, as YAML. With --format api it also prints a ValidatingAdmissionPolicy guarding the registration. Exit 0 printed, 1 on invalid configuration, manifests or CA file, 2 on a usage error.', registrationFlags));
     return 0;
   }
   if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}`);

@@ -43,16 +43,16 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'tls-private-key-file', type: 'string', default: '', usage: 'serving private key (PEM) matching --tls-cert-file' },
   { name: 'client-ca-file', type: 'string', default: '', usage: 'when set, clients (the apiserver) must present a certificate signed by this CA' },
   { name: 'health-bind-address', type: 'string', default: '127.0.0.1:9444', usage: 'host:port of the plain-HTTP /metrics, /livez, /readyz, /healthz listener' },
-  { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label (default: computed from the hostname as kube-apiserver does)' },
+  { name: 'apiserver-id', type: 'string', default: '', usage: 'the co-located kube-apiserver\'s ID, source of the apiserver_id_hash metric label', defaultText: 'computed from the hostname as kube-apiserver does' },
   { name: 'max-request-body-bytes', type: 'int', default: defaultAdmissionServerLimits.maxBodyBytes, usage: 'largest admission request body accepted (after gunzip), larger gets 413: two objects of kube-apiserver\'s 3 MiB request limit (an UPDATE carries object and oldObject) and 1 MiB for the rest' },
   { name: 'request-header-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.headersTimeoutMs), usage: 'time a connection has to send a request\'s headers (408 after); shorter than the webhook timeoutSeconds the apiserver gives a call' },
   { name: 'request-body-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.requestTimeoutMs), usage: 'time a request has to arrive in full, body included, from its first byte (408 after); at least --request-header-timeout' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
-  { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
+  { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads; 0 evaluates on the main thread', defaultText: `CPUs - 1, at least 1: ${defaultPoolThreads()} here` },
   { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): at every reload, log, and count in static_admissiond_registration_uncovered_objects, the loaded objects that can match requests it does not send' },
   { name: 'write-registration', type: 'string', default: '', usage: 'kube-apiserver 1.36+: keep a static registration in DIR/validating and DIR/mutating (the apiserver\'s ValidatingAdmissionWebhook and MutatingAdmissionWebhook staticManifestsDir) in step with the loaded manifests, rewritten atomically after each good reload only' },
-  { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
-  { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
+  { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls', defaultText: 'https://<bind-address>:<secure-port>' },
+  { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate', defaultText: 'the --dev CA' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'with --write-registration: send kube-system and kube-node-lease too' },
   authorizationFlag,
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
@@ -63,7 +63,7 @@ export const serveFlags: readonly FlagSpec[] = [
 export async function serve(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, serveFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond serve [flags]', 'Runs the daemon: loads and watches static admission manifests, serves health and metrics.', serveFlags));
+    io.stdout(usageText('static-admissiond serve [flags]', 'Runs the daemon: loads and watches static admission manifests, answers /validate and /mutate, serves health and metrics. Exit 0 after SIGTERM or SIGINT, 1 when it cannot start, 2 on a usage error.', serveFlags));
     return 0;
   }
   const format = flagString(flags, 'logging-format');

@@ -11,7 +11,7 @@ import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
 import type { CommandIO } from './common.js';
-import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
+import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 import { validateStaticManifestsDir } from '../config/admission-config.js';
 import { shortenedPolicyAuditKeys } from '../admission/audit-keys.js';
@@ -29,7 +29,7 @@ export const validateFlags: readonly FlagSpec[] = [
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'the registration sends kube-system and kube-node-lease too: no warning for policies that would lose coverage there' },
   { name: 'warnings-as-errors', type: 'boolean', default: false, usage: 'exit 1 when there are warnings' },
   { ...authorizationFlag, usage: 'the kubeconfig serve will answer CEL authorizer checks with (checked, and no warning about policies using authorizer)' },
-  { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
+  helpFlag,
 ];
 
 export interface PluginReport {
@@ -113,7 +113,7 @@ function renderText(report: ValidateReport, io: CommandIO): void {
 export async function validate(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, validateFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond validate [--admission-config F | --plugin NAME DIR] [-o json]', 'Loads manifest directories exactly as the daemon would and reports counts, content hashes and warnings. Exit 0 when valid, 1 otherwise.', validateFlags));
+    io.stdout(usageText('static-admissiond validate [--admission-config F | --plugin NAME DIR] [-o json]', 'Loads manifest directories exactly as the daemon would and reports counts, content hashes and warnings. Exit 0 when valid, 1 on an error (or a warning with --warnings-as-errors), 2 on a usage error.', validateFlags));
     return 0;
   }
   const output = flagString(flags, 'output');
