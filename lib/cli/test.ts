@@ -99,7 +99,7 @@ export async function test(argv: readonly string[], io: CommandIO): Promise<numb
   const flags = parseFlags(argv, testFlags);
   if (flagBool(flags, 'help')) {
     io.stdout(usageText('static-admissiond test [-o text|junit|json] [--skip-webhooks] [--run REGEXP] [--authorization-kubeconfig K] SUITE|DIR...',
-      'Runs AdmissionTest suites through the admission chain the daemon serves. A directory is searched for admission-test.yaml and *.admission-test.yaml files. Exit 0 all cases passed, 1 a case failed, 2 a suite could not run or a usage error.', testFlags));
+      'Runs AdmissionTest suites through the admission chain the daemon serves. A directory is searched for admission-test.yaml and *.admission-test.yaml files. Exit 0 all cases passed, 1 a case failed, 2 a suite could not run or on a usage error.', testFlags));
     return 0;
   }
   const output = flagString(flags, 'output');
