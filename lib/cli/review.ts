@@ -107,6 +107,6 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
 /** The policies' audit annotation keys that were answered under a shortened name. */
 function shortenedKeysIn(hooks: readonly PolicyHook[], answered: Readonly<Record<string, string>> | undefined): Array<[string, string]> {
   if (answered === undefined) return [];
-  return shortenedPolicyAuditKeys(hooks.map((h) => h.policy)).filter(([, key]) => key in answered);
+  return shortenedPolicyAuditKeys(hooks.map((h) => h.policy)).filter(([, key]) => Object.hasOwn(answered, key));
 }
 

@@ -4,6 +4,7 @@
 import jsyaml from 'js-yaml';
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
 import type { Node as YamlNode, ScalarTag } from 'yaml';
+import { setOwn } from '../json/own.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -220,7 +221,7 @@ class Converter {
           this.onDuplicate(childPath, key, line);
         }
         seen.add(key);
-        out[key] = this.convert(item.value, childPath, depth + 1, viaAlias);
+        setOwn(out, key, this.convert(item.value, childPath, depth + 1, viaAlias));
       }
       return out;
     }
@@ -239,7 +240,7 @@ class Converter {
         throw new DocumentSyntaxError('yaml: map merge requires map or sequence of maps as the value');
       }
       for (const [k, v] of Object.entries(s)) {
-        if (!seen.has(k) && !(k in out)) out[k] = v;
+        if (!seen.has(k) && !Object.hasOwn(out, k)) setOwn(out, k, v);
       }
     }
   }

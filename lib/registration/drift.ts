@@ -12,6 +12,7 @@ import type { RuleWithOperations } from '../api/types.js';
 import { allOperations, canonicalRule, resourceCovers } from './coverage.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { RegistrationSide, Rule, SideCoverage } from './coverage.js';
+import { ownValue } from '../json/own.js';
 
 export class RegistrationFileError extends Error {}
 
@@ -32,7 +33,7 @@ export function parseRegistration(text: string, source: string): RegisteredRules
     if (doc.errors.length > 0) throw new RegistrationFileError(`${source}: document ${i}: ${doc.errors[0]!.message}`);
     const obj = doc.toJS() as { kind?: unknown; webhooks?: unknown } | null;
     if (obj === null || typeof obj !== 'object') continue;
-    const side = typeof obj.kind === 'string' ? sideOfKind[obj.kind] : undefined;
+    const side = typeof obj.kind === 'string' ? ownValue(sideOfKind, obj.kind) : undefined;
     if (side === undefined) continue;
     if (obj.webhooks != null && !Array.isArray(obj.webhooks)) throw new RegistrationFileError(`${source}: document ${i}: webhooks must be a list`);
     const rules = (out[side] ??= []);

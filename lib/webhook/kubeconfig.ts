@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { ownValue, setOwn } from '../json/own.js';
 
 export class KubeconfigError extends Error {
   constructor(message: string) {
@@ -84,7 +85,7 @@ function impersonationFrom(u: Record<string, unknown>): Impersonation | undefine
   const user = str(u.as);
   if (user === undefined) return undefined;
   const extra: Record<string, string[]> = {};
-  if (isObject(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) extra[k] = strings(v);
+  if (isObject(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) setOwn(extra, k, strings(v));
   return { user, groups: strings(u['as-groups']), extra };
 }
 
@@ -105,8 +106,8 @@ export function impersonationHeaders(imp: Impersonation): Record<string, string 
   for (const [k, values] of Object.entries(imp.extra)) {
     if (values.length === 0) continue;
     const name = `impersonate-extra-${headerKeyEscape(k)}`.toLowerCase();
-    const prior = headers[name];
-    headers[name] = [...(prior === undefined ? [] : Array.isArray(prior) ? prior : [prior]), ...values];
+    const prior = ownValue(headers, name);
+    setOwn(headers, name, [...(prior === undefined ? [] : Array.isArray(prior) ? prior : [prior]), ...values]);
   }
   return headers;
 }

@@ -23,6 +23,7 @@ import { OUT_OF_BUDGET } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
 import type { CompiledPolicy, PolicyDecision, PolicyScope, ValidateResult } from './validator.js';
+import { setOwn } from '../../json/own.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -264,7 +265,7 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
 
   const addAnnotation = (key: string, value: string): void => {
     // admission attributes never overwrite an annotation: the first value stays
-    if (!(key in annotations)) annotations[key] = value;
+    if (!Object.hasOwn(annotations, key)) setOwn(annotations, key, value);
   };
 
   let next = 0;
