@@ -49,140 +49,7 @@ const podReview = JSON.parse(readFileSync(join(root, 'testdata/admission/apiserv
 };
 podReview.request.object.spec.containers[0]!.resources = { limits: { cpu: '500m', memory: '64Mi' } };
 
-const cronTab = { group: 'stable.example.com', version: 'v1', kind: 'CronTab' };
-const customResourceReview: Json = {
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid: '5d5fc0e0-3a54-4f5b-9d4b-7d3b1c0f7a11',
-    kind: cronTab,
-    resource: { group: 'stable.example.com', version: 'v1', resource: 'crontabs' },
-    requestKind: cronTab,
-    requestResource: { group: 'stable.example.com', version: 'v1', resource: 'crontabs' },
-    name: 'nightly',
-    namespace: 'jobs',
-    operation: 'CREATE',
-    userInfo: { username: 'alice', uid: 'alice-uid', groups: ['developers', 'system:authenticated'], extra: { 'example.com/team': ['payments'] } },
-    object: {
-      apiVersion: 'stable.example.com/v1',
-      kind: 'CronTab',
-      metadata: { name: 'nightly', namespace: 'jobs', labels: { app: 'backup' }, annotations: { note: 'n' } },
-      spec: { cronSpec: '0 3 * * *', image: 'backup:1', replicas: 1, schedule: { zone: 'UTC', window: { hours: 2 } }, targets: [{ name: 'db', options: { full: true } }] },
-    },
-    oldObject: null,
-    dryRun: false,
-    options: { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
-  },
-};
-
-// Policies that read the object every way a policy can: has(), map access and iteration, optional fields, label
-// selectors, matchConditions, messageExpressions that print what they read, a JSONPatch and ApplyConfigurations.
-const validatingPolicies = `
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: pods.static.k8s.io}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}
-  matchConditions:
-  - {name: has-spec, expression: "has(object.spec)"}
-  variables:
-  - {name: labels, expression: "object.metadata.?labels.orValue({})"}
-  validations:
-  - expression: "object.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || !c.securityContext.privileged)"
-    message: privileged containers are not allowed
-  - expression: "variables.labels.all(k, k.size() < 60 && variables.labels[k] != 'deny')"
-    messageExpression: "'labels: ' + variables.labels.map(k, k).join(',')"
-  - expression: "!has(object.metadata.annotations) || object.metadata.annotations.size() < 50"
-  auditAnnotations:
-  - {key: label-count, valueExpression: "string(variables.labels.size())"}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: pods-binding.static.k8s.io}
-spec:
-  policyName: pods.static.k8s.io
-  validationActions: [Deny, Audit]
-  matchResources:
-    objectSelector:
-      matchExpressions:
-      - {key: blocked, operator: DoesNotExist}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: crontabs.static.k8s.io}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [stable.example.com], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [crontabs]}
-  validations:
-  - expression: "object.spec.replicas <= 5 && object.spec.schedule.window.hours < 4"
-    messageExpression: "'spec keys: ' + object.spec.map(k, k).join(',') + '; schedule: ' + object.spec.schedule.map(k, k).join(',')"
-  - expression: "object.spec.targets.all(t, has(t.name) && (!has(t.options) || t.options.all(k, k != 'wipe')))"
-  - expression: "!has(request.userInfo.extra) || request.userInfo.extra.all(k, request.userInfo.extra[k].size() < 5)"
-    messageExpression: "'extra: ' + request.userInfo.extra.map(k, k).join(',')"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: crontabs-binding.static.k8s.io}
-spec:
-  policyName: crontabs.static.k8s.io
-  validationActions: [Deny]
-  matchResources:
-    objectSelector:
-      matchLabels: {app: backup}
-`;
-
-const mutatingPolicies = `${readFileSync(join(root, 'testdata/admission/mutating/policies.yaml'), 'utf8')}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: pod-labels.static.k8s.io}
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  mutations:
-  - patchType: JSONPatch
-    jsonPatch:
-      expression: >-
-        [JSONPatch{op: "add", path: "/metadata/annotations", value: {"label-keys": object.metadata.?labels.orValue({}).map(k, k).join(",")}}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: pod-labels-binding.static.k8s.io}
-spec:
-  policyName: pod-labels.static.k8s.io
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: crontabs.static.k8s.io}
-spec:
-  reinvocationPolicy: IfNeeded
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [stable.example.com], apiVersions: [v1], operations: [CREATE], resources: [crontabs]}
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: >
-        Object{metadata: Object.metadata{labels: {"schedule-keys": string(object.spec.schedule.size())}},
-          spec: Object.spec{schedule: Object.spec.schedule{window: Object.spec.schedule.window{hours: 3}}}}
-  - patchType: JSONPatch
-    jsonPatch:
-      expression: >-
-        [JSONPatch{op: "replace", path: "/spec/replicas", value: object.spec.replicas + 1}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: crontabs-binding.static.k8s.io}
-spec:
-  policyName: crontabs.static.k8s.io
-`;
+const customResourceReview = JSON.parse(readFileSync(join(root, 'testdata/admission/object-keys/crontab-create.json'), 'utf8')) as Json;
 
 interface Variant {
   readonly label: string;
@@ -218,8 +85,9 @@ async function checkDaemon(t: { after: (fn: () => unknown) => void }, workers: s
   const { dir, cleanup } = tempDir('sad-e2e-prototype-');
   t.after(cleanup);
   writeFiles(dir, {
-    'validating/policies.yaml': validatingPolicies,
-    'mutating/policies.yaml': mutatingPolicies,
+    'validating/policies.yaml': readFileSync(join(root, 'testdata/admission/object-keys/validating/policies.yaml')),
+    'mutating/policies.yaml': readFileSync(join(root, 'testdata/admission/mutating/policies.yaml')),
+    'mutating/object-keys.yaml': readFileSync(join(root, 'testdata/admission/object-keys/mutating/policies.yaml')),
     'admission-config.yaml': `apiVersion: apiserver.config.k8s.io/v1
 kind: AdmissionConfiguration
 plugins:
