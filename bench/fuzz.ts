@@ -227,7 +227,7 @@ async function main(): Promise<number> {
   };
   const worker = async (): Promise<void> => {
     while (sent < count && performance.now() - start < maxSeconds * 1000) {
-      sent++;
+      const n = ++sent;
       const { path, body } = next();
       const answer = await post(agent, base, ca, path, body);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
@@ -239,7 +239,7 @@ async function main(): Promise<number> {
           writeFileSync(join(saveDir, `failure-${failures.length}.answer.txt`), `${answer.status} ${answer.body}\n`);
         }
       }
-      if (sent % 10_000 === 0) process.stderr.write(`${sent} sent, ${failures.length} 5xx or no answer, ${((performance.now() - start) / 1000).toFixed(0)} s\n`);
+      if (n % 10_000 === 0) process.stderr.write(`${n} sent, ${failures.length} 5xx or no answer, ${((performance.now() - start) / 1000).toFixed(0)} s\n`);
     }
   };
   try {
