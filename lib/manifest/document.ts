@@ -185,6 +185,12 @@ export function goQuote(s: string): string {
 
 type DuplicateSink = (path: string, key: string, line: number) => void;
 
+/** A plain `<<` key: the yaml library resolves it (YAML 1.1's merge tag) to a symbol; a quoted "<<" is a string. */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key)) return false;
+  return typeof key.value === 'symbol' ? key.value.description === '<<' : key.value === '<<' && key.type === 'PLAIN';
+}
+
 class Converter {
   #expanded = 0;
   constructor(
@@ -209,7 +215,7 @@ class Converter {
       const seen = new Set<string>();
       for (const item of node.items) {
         if (!isPair(item)) continue;
-        if (isScalar(item.key) && item.key.value === '<<' && this.mergeKeys) {
+        if (this.mergeKeys && isMergeKey(item.key)) {
           this.merge(out, seen, item.value, path, depth);
           continue;
         }

@@ -67,6 +67,16 @@ test('YAML manifests: __proto__ and other prototype-named keys are own keys', ()
   }
 });
 
+test('YAML merge keys (go-yaml <<) merge, prototype-named keys included; the map own keys win; a quoted "<<" is a key', () => {
+  const doc = parseManifestDocument('base: &b {constructor: x, valueOf: y, a: 1}\nm:\n  <<: [*b]\n  valueOf: z\n  __proto__: {polluted: yes}\nq: {"<<": 1}\n').value as Record<string, Record<string, unknown>>;
+  const m = doc['m']!;
+  assert.deepEqual(Object.keys(m).sort(), ['__proto__', 'a', 'constructor', 'valueOf']);
+  assert.equal(Object.getPrototypeOf(m), Object.prototype);
+  assert.equal(m['constructor'], 'x');
+  assert.equal(m['valueOf'], 'z');
+  assert.deepEqual(doc['q'], { '<<': 1 });
+});
+
 test('feature gates named like prototype members are unrecognized', () => {
   for (const name of names) assert.throws(() => parseFeatureGates(`${name}=true`), { message: `unrecognized feature gate: ${name}` }, name);
 });
