@@ -177,11 +177,26 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
 /** -h, --help: every command's. */
 export const helpFlag: FlagSpec = { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' };
 
-/** How the help prints a default: strings quoted, numbers and durations bare, as pflag does. */
+/** Go's time.Duration String() of whole milliseconds: `500ms`, `3s`, `1m0s`, `1h2m3.5s`. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (Math.abs(ms) < 1000) return `${ms}ms`;
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  const seconds = (rest - minutes * 60_000) / 1000;
+  return `${sign}${hours > 0 ? `${hours}h` : ''}${hours > 0 || minutes > 0 ? `${minutes}m` : ''}${seconds}s`;
+}
+
+/** How the help prints a default, as pflag's FlagUsages does: strings quoted, others in their own syntax, zero values not at all. */
 function defaultShown(spec: FlagSpec): string {
   if (spec.defaultText !== undefined) return ` (default ${spec.defaultText})`;
   if (spec.default === undefined || spec.default === '' || spec.default === false || spec.default === 0) return '';
-  return ` (default ${spec.type === 'string' ? JSON.stringify(spec.default) : String(spec.default)})`;
+  if (spec.type === 'string') return ` (default ${JSON.stringify(spec.default)})`;
+  if (spec.type === 'duration') return ` (default ${goDuration(typeof spec.default === 'number' ? spec.default : parseDuration(String(spec.default)))})`;
+  return ` (default ${String(spec.default)})`;
 }
 
 export function usageText(command: string, summary: string, specs: readonly FlagSpec[]): string {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nearestNames, parseDuration, parseFlags, UsageError } from '../../lib/cli/flags.js';
+import { goDuration, nearestNames, parseDuration, parseFlags, UsageError } from '../../lib/cli/flags.js';
 import type { FlagSpec } from '../../lib/cli/flags.js';
 
 const specs: FlagSpec[] = [
@@ -57,4 +57,8 @@ test('an unknown flag suggests the nearest: a typo or a prefix', () => {
   assert.deepEqual(nearestNames('feature-gate', names), ['feature-gates']);
   assert.deepEqual(nearestNames('frobnicate', names), []);
   assert.throws(() => parseFlags(['--ouptut=json'], specs), (e: Error) => e instanceof UsageError && e.message === 'unknown flag: --ouptut' && e.suggestions.join() === '--output');
+});
+
+test('durations in the help as Go prints them (time.Duration.String)', () => {
+  assert.deepEqual([500, 3000, 1500, 60_000, 90_000, 3_723_500, 0].map(goDuration), ['500ms', '3s', '1.5s', '1m0s', '1m30s', '1h2m3.5s', '0s']);
 });
