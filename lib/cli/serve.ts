@@ -13,7 +13,6 @@ import type { LoadedPlugin } from '../registration/coverage.js';
 import { RegistrationKeeper } from '../registration/keeper.js';
 import { caBundleFromPEM, deriveRegistration } from '../registration/objects.js';
 import { renderRegistration } from '../registration/render.js';
-import { defaultBreakGlassGroup } from '../registration/guard.js';
 import { readFileSync } from 'node:fs';
 import { defaultAdmissionServerLimits, formatMs } from '../server/limits.js';
 import type { AdmissionServerLimits } from '../server/limits.js';
@@ -47,9 +46,9 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'max-request-body-bytes', type: 'int', default: defaultAdmissionServerLimits.maxBodyBytes, usage: 'largest admission request body accepted (after gunzip), larger gets 413: two objects of kube-apiserver\'s 3 MiB request limit (an UPDATE carries object and oldObject) and 1 MiB for the rest' },
   { name: 'request-header-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.headersTimeoutMs), usage: 'time a connection has to send a request\'s headers (408 after); shorter than the webhook timeoutSeconds the apiserver gives a call' },
   { name: 'request-body-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.requestTimeoutMs), usage: 'time a request has to arrive in full, body included, from its first byte (408 after); at least --request-header-timeout' },
-  { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
+  { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories (and --registration-file)' },
   { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
-  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): at every reload, log, and count in static_admissiond_registration_uncovered_objects, the loaded objects that can match requests it does not send' },
+  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`), watched like the manifests: at every reload and every change of it, log, and count in static_admissiond_registration_uncovered_objects and static_admissiond_registration_excess_rules, the loaded objects that can match requests it does not send and the requests it sends that no loaded object can match' },
   { name: 'write-registration', type: 'string', default: '', usage: 'kube-apiserver 1.36+: keep a static registration in DIR/validating and DIR/mutating (the apiserver\'s ValidatingAdmissionWebhook and MutatingAdmissionWebhook staticManifestsDir) in step with the loaded manifests, rewritten atomically after each good reload only' },
   { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
   { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
@@ -253,6 +252,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       keeper = new RegistrationKeeper({
         loaded,
         plugins: setup.plugins.map((p) => p.plugin),
+        admissionConfig: setup.configFile,
         ...(registrationFile === '' ? {} : { registrationFile }),
         ...(writeDir === '' ? {} : { writeDir }),
         registration: {
@@ -278,7 +278,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
 
   const stop = new AbortController();
-  const loops = sources.map((s) => s.run(stop.signal));
+  const loops = [...sources.map((s) => s.run(stop.signal)), ...(keeper ? [keeper.watch(stop.signal, flagNumber(flags, 'reload-interval'))] : [])];
   await new Promise<void>((resolve) => {
     if (!io.signal || io.signal.aborted) return resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -321,7 +321,7 @@ function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates
     'The ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) for a 1.36+ apiserver',
     '(static manifests) pointing at this daemon:',
     '---',
-    renderRegistration(deriveRegistration(loaded, { url, caBundle: certs.caBundle }), defaultBreakGlassGroup).trimEnd(),
+    renderRegistration(deriveRegistration(loaded, { url, caBundle: certs.caBundle })).trimEnd(),
     '---',
     '',
     'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',
