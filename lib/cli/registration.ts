@@ -9,7 +9,7 @@ import { initialLoadMessage } from '../manifest/plugins.js';
 import type { LoadedPlugin } from '../registration/coverage.js';
 import { APIServerError, readAPIServer } from '../registration/apiserver.js';
 import { defaultBreakGlassGroup, defaultRegistrarGroup, guardAPIVersion } from '../registration/guard.js';
-import { caBundleFromPEM, defaultRegistrationTimeoutSeconds, deriveRegistration, RegistrationError, registrationFormats } from '../registration/objects.js';
+import { caBundleFromPEM, defaultRegistrationTimeoutSeconds, defaultRegistrationURL, deriveRegistration, RegistrationError, registrationFormats } from '../registration/objects.js';
 import type { RegistrationFormat } from '../registration/objects.js';
 import { renderRegistration } from '../registration/render.js';
 import { formatKubeVersion, KubeVersionError, parseKubeVersion } from '../registration/version.js';
@@ -30,7 +30,7 @@ export const registrationShapeFlags: readonly FlagSpec[] = [
 
 export const registrationFlags: readonly FlagSpec[] = [
   ...configFlags,
-  { name: 'url', type: 'string', default: 'https://127.0.0.1:9443', usage: 'base URL of the daemon\'s admission listener; /validate and /mutate are appended' },
+  { name: 'url', type: 'string', default: defaultRegistrationURL, usage: 'base URL of the daemon\'s admission listener; /validate and /mutate are appended' },
   { name: 'ca-file', type: 'string', default: '', usage: 'PEM CA bundle that verifies the daemon\'s serving certificate (becomes caBundle); required' },
   { name: 'format', type: 'string', default: 'static', usage: 'static: names ending in .static.k8s.io, for the staticManifestsDir of a 1.36+ kube-apiserver; api: plain names and a guard policy, for kubectl apply on older apiservers' },
   { name: 'kubeconfig', type: 'string', default: '', usage: 'api format: read the kube-apiserver version (/version), and whether it serves the guard policy, from the current context of this kubeconfig' },

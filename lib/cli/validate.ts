@@ -72,7 +72,7 @@ function systemNamespaceWarnings(loaded: LoadedPlugin): string[] {
 /** Uncovered objects are errors of their plugin; requests sent for nothing are warnings of the side's plugins. */
 function registrationDrift(file: string, loaded: readonly LoadedPlugin[], options: ManifestWarningOptions, admissionConfig: string, report: ValidateReport): void {
   const drift = driftAgainst(file, loaded, loaded.map((l) => l.plugin), options);
-  const { print, apply } = registrationUpdateCommands(file, admissionConfig, drift.format, drift.registrarGroup);
+  const { print, apply } = registrationUpdateCommands(file, admissionConfig, drift.printedWith);
   const fix = `Print the registration again (${print}) and apply it (${apply}).`;
   for (const [plugin, uncovered] of drift.uncovered) {
     for (const u of uncovered) {

@@ -18,7 +18,7 @@ import type { PluginName } from '../manifest/plugins.js';
 import { allOperations, registrationSides, resourceCovers, ruleMaySendReviews, rulesReachNamespaces, sideCoverage, sidePlugins, systemNamespaces } from './coverage.js';
 import type { CoverageOptions, LoadedPlugin, RegistrationSide, Rule, SideCoverage } from './coverage.js';
 import { configurationKinds, RegistrationFileError, readRegistrationFile } from './registered.js';
-import type { Registered, RegisteredWebhook } from './registered.js';
+import type { PrintedWith, RegisteredWebhook } from './registered.js';
 import { reviewExclusionCondition } from './rules.js';
 
 interface Combination {
@@ -122,8 +122,8 @@ export interface DriftResult {
   readonly uncovered: ReadonlyMap<PluginName, readonly UncoveredObject[]>;
   /** per configuration kind the registration has or the daemon serves: what it sends for nothing */
   readonly excess: ReadonlyMap<string, readonly ExcessWebhook[]>;
-  readonly format: Registered['format'];
-  readonly registrarGroup?: string;
+  /** how the registration was printed, as far as the file tells */
+  readonly printedWith: PrintedWith;
 }
 
 /** The registration in `file` against the loaded manifests. Throws RegistrationFileError. */
@@ -140,7 +140,7 @@ export function driftAgainst(file: string, loaded: readonly LoadedPlugin[], plug
     }
     excess.set(configurationKinds[side], excessWebhooks(coverage, webhooks, options));
   }
-  return { uncovered, excess, format: registered.format, ...(registered.registrarGroup === undefined ? {} : { registrarGroup: registered.registrarGroup }) };
+  return { uncovered, excess, printedWith: registered.printedWith };
 }
 
 export { RegistrationFileError };

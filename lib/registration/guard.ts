@@ -23,8 +23,9 @@ import type { KubeVersion } from './version.js';
 export const defaultBreakGlassGroup = 'static-admissiond:break-glass';
 export const defaultRegistrarGroup = 'static-admissiond:registrar';
 export const guardPolicyName = 'static-admissiond-guard';
-/** on the guard policy: its registrar group, for the daemon's drift messages (the policy itself is never sent to it) */
+/** on the guard policy: its groups, for the daemon's drift messages (the policy itself is never sent to it) */
 export const registrarGroupAnnotation = 'static-admissiond.io/registrar-group';
+export const breakGlassGroupAnnotation = 'static-admissiond.io/break-glass-group';
 /** The user impersonated to apply the registration (any name does: the guard looks at the group). */
 export const registrarUser = 'static-admissiond-registrar';
 
@@ -66,7 +67,7 @@ export function guardObjects(options: GuardOptions): Array<Record<string, unknow
   const policy = {
     apiVersion,
     kind: 'ValidatingAdmissionPolicy',
-    metadata: { name: guardPolicyName, annotations: { [registrarGroupAnnotation]: options.registrarGroup } },
+    metadata: { name: guardPolicyName, annotations: { [registrarGroupAnnotation]: options.registrarGroup, [breakGlassGroupAnnotation]: options.breakGlassGroup } },
     spec: {
       failurePolicy: 'Fail',
       matchConstraints: {

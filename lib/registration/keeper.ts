@@ -12,8 +12,9 @@ import { watchFile } from '../reload/file-watch.js';
 import type { LoadedPlugin, RegistrationSide } from './coverage.js';
 import { driftAgainst } from './drift.js';
 import type { DriftResult } from './drift.js';
-import { registrarApplyCommand } from './guard.js';
-import { deriveRegistration } from './objects.js';
+import { defaultBreakGlassGroup, defaultRegistrarGroup, registrarApplyCommand } from './guard.js';
+import { defaultRegistrationTimeoutSeconds, defaultRegistrationURL, deriveRegistration } from './objects.js';
+import type { PrintedWith } from './registered.js';
 import type { RegistrationOptions } from './objects.js';
 import { renderRegistration } from './render.js';
 
@@ -33,19 +34,27 @@ export interface RegistrationKeeperOptions {
   readonly logger: Logger;
 }
 
-/** What an operator runs to bring the registration in `file` in step with the loaded manifests. */
-export function registrationUpdateCommands(file: string, admissionConfig: string, format: 'api' | 'static', registrarGroup?: string): { print: string; apply: string } {
+/**
+ * What an operator runs to bring the registration in `file` in step with the loaded manifests: the `registration`
+ * command with the flags the file was printed with (the CA file aside: the file holds only its contents), and the
+ * apply.
+ */
+export function registrationUpdateCommands(file: string, admissionConfig: string, printed: PrintedWith): { print: string; apply: string } {
+  const flags: string[] = [];
   // --dev runs name no file ('(--dev)')
-  const config = admissionConfig === '' || admissionConfig.startsWith('(') ? '' : ` --admission-config ${admissionConfig}`;
-  if (format === 'static') {
-    return {
-      print: `static-admissiond registration${config} --ca-file <CA of the serving certificate> > ${file}`,
-      apply: 'copy each document into the apiserver\'s webhook staticManifestsDir, or run serve with --write-registration',
-    };
-  }
+  if (admissionConfig !== '' && !admissionConfig.startsWith('(')) flags.push(`--admission-config ${admissionConfig}`);
+  if (printed.url !== undefined && printed.url !== defaultRegistrationURL) flags.push(`--url ${printed.url}`);
+  flags.push('--ca-file <CA of the serving certificate>');
+  if (printed.format === 'api') flags.push(`--format api --kube-version ${printed.kubeVersion ?? '<apiserver version>'}`);
+  if (printed.includeSystemNamespaces) flags.push('--include-system-namespaces');
+  if (printed.timeoutSeconds !== undefined && printed.timeoutSeconds !== defaultRegistrationTimeoutSeconds) flags.push(`--timeout-seconds ${printed.timeoutSeconds}`);
+  if (printed.registrarGroup !== undefined && printed.registrarGroup !== defaultRegistrarGroup) flags.push(`--registrar-group ${printed.registrarGroup}`);
+  if (printed.breakGlassGroup !== undefined && printed.breakGlassGroup !== defaultBreakGlassGroup) flags.push(`--break-glass-group ${printed.breakGlassGroup}`);
   return {
-    print: `static-admissiond registration${config} --format api --kube-version <apiserver version> --ca-file <CA of the serving certificate> > ${file}`,
-    apply: registrarApplyCommand(file, registrarGroup),
+    print: `static-admissiond registration ${flags.join(' ')} > ${file}`,
+    apply: printed.format === 'static'
+      ? 'copy each document into the apiserver\'s webhook staticManifestsDir, or run serve with --write-registration'
+      : registrarApplyCommand(file, printed.registrarGroup),
   };
 }
 
@@ -94,7 +103,7 @@ export class RegistrationKeeper {
     for (const [plugin, uncovered] of drift.uncovered) this.#options.metrics?.setUncovered(plugin, uncovered.length);
     for (const [kind, webhooks] of drift.excess) this.#options.metrics?.setExcess(kind, webhooks.reduce((n, w) => n + w.excess.length, 0));
     if (!always && !changed) return;
-    const { print, apply } = registrationUpdateCommands(file, this.#options.admissionConfig ?? '', drift.format, drift.registrarGroup);
+    const { print, apply } = registrationUpdateCommands(file, this.#options.admissionConfig ?? '', drift.printedWith);
     for (const [plugin, uncovered] of drift.uncovered) {
       if (uncovered.length === 0) {
         log.info('Registration sends every request the loaded manifests can match', { plugin, registration: file });

@@ -54,6 +54,7 @@ export class RegistrationError extends Error {
 }
 
 export const defaultRegistrationTimeoutSeconds = 5;
+export const defaultRegistrationURL = 'https://127.0.0.1:9443';
 export const rulesHashAnnotation = 'static-admissiond.io/rules-hash';
 
 const baseName = 'static-admissiond';

@@ -80,7 +80,7 @@ describe('--registration-file is watched', () => {
     assert.match(line, /CREATE \*\/\* \*\/\* \(Cluster\)/);
     assert.match(line, /TokenReviews and the SubjectAccessReview family/);
     assert.ok(line.includes(`apply="kubectl apply -f ${registrationFile} --as=static-admissiond-registrar --as-group=static-admissiond:registrar --as-group=system:masters"`), line);
-    assert.ok(line.includes(`print="static-admissiond registration --admission-config ${config} --format api`), line);
+    assert.ok(line.includes(`print="static-admissiond registration --admission-config ${config} --ca-file <CA of the serving certificate> --format api --kube-version 1.30 > ${registrationFile}"`), line);
 
     // the fixed registration applied: the file replaced by rename
     writeFileSync(`${registrationFile}.tmp`, fixed);

@@ -6,8 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { createCertificateAuthority } from '../../lib/server/dev-cert.js';
 import { driftAgainst } from '../../lib/registration/drift.js';
+import { registrationUpdateCommands } from '../../lib/registration/keeper.js';
+import { readRegistrationFile } from '../../lib/registration/registered.js';
 import type { DriftResult } from '../../lib/registration/drift.js';
 import { run } from '../cli/helpers.js';
 import { admissionConfigYAML } from '../helpers/admission-config.js';
@@ -124,7 +127,7 @@ describe('validate --registration', () => {
     writeFileSync(leftover, printed.out.replace(/(\n( +)rules:\n)/, '$1$2  - {operations: [CREATE], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"], scope: "*"}\n'));
     const warned = await run(['validate', '--admission-config', config, '--registration', leftover]);
     assert.equal(warned.code, 0, warned.err);
-    assert.equal(warned.err, `warning: ValidatingAdmissionPolicy: the registration ${JSON.stringify(leftover)} sends requests no loaded validating object can match (webhook "validate.static-admissiond.localhost"): CREATE */* */* (Cluster); CREATE */* */* (Namespaced); TokenReviews and the SubjectAccessReview family, which no loaded object sees (no matchCondition "exclude-authentication-authorization-reviews"). With static-admissiond stopped they are blocked for nothing. Print the registration again (static-admissiond registration --admission-config ${config} --format api --kube-version <apiserver version> --ca-file <CA of the serving certificate> > ${leftover}) and apply it (kubectl apply -f ${leftover} --as=static-admissiond-registrar --as-group=static-admissiond:registrar --as-group=system:masters).\n`);
+    assert.equal(warned.err, `warning: ValidatingAdmissionPolicy: the registration ${JSON.stringify(leftover)} sends requests no loaded validating object can match (webhook "validate.static-admissiond.localhost"): CREATE */* */* (Cluster); CREATE */* */* (Namespaced); TokenReviews and the SubjectAccessReview family, which no loaded object sees (no matchCondition "exclude-authentication-authorization-reviews"). With static-admissiond stopped they are blocked for nothing. Print the registration again (static-admissiond registration --admission-config ${config} --ca-file <CA of the serving certificate> --format api --kube-version 1.30 > ${leftover}) and apply it (kubectl apply -f ${leftover} --as=static-admissiond-registrar --as-group=static-admissiond:registrar --as-group=system:masters).\n`);
     assert.equal((await run(['validate', '--admission-config', config, '--registration', leftover, '--warnings-as-errors'])).code, 1);
 
     // a policy on services added: the old registration misses it
@@ -132,5 +135,35 @@ describe('validate --registration', () => {
     const missing = await run(['validate', '--admission-config', config, '--registration', exact]);
     assert.equal(missing.code, 1);
     assert.match(missing.err, /^error: ValidatingAdmissionPolicy: ValidatingAdmissionPolicy "services\.static\.k8s\.io" can match requests the registration ".*exact\.yaml" does not send, so it is not enforced: CREATE core\/v1 services \(Cluster\); CREATE core\/v1 services \(Namespaced\)\. Print the registration again \(.*\) and apply it \(kubectl apply -f .*exact\.yaml --as=static-admissiond-registrar --as-group=static-admissiond:registrar --as-group=system:masters\)\.$/m);
+  });
+});
+
+describe('the commands in the drift messages', () => {
+  const objects = (text: string): unknown[] => {
+    const docs = parseAllDocuments(text);
+    assert.ok(Array.isArray(docs));
+    return docs.map((d) => d.toJS() as unknown);
+  };
+
+  test('the print command prints the same registration again, whatever flags printed it', async () => {
+    const printings = [
+      ['--format', 'api', '--kube-version', '1.28'],
+      ['--format', 'api', '--kube-version', 'v1.31.2', '--url', 'https://10.0.0.5:8443/hooks', '--timeout-seconds', '10', '--include-system-namespaces', '--registrar-group', 'ops:registrar', '--break-glass-group', 'ops:break-glass'],
+      ['--format', 'api', '--kube-version', '1.26'],
+      [],
+    ];
+    for (const flags of printings) {
+      const first = await run(['registration', '--dev', '--ca-file', caFile, ...flags]);
+      assert.equal(first.code, 0, first.err);
+      const file = join(tmp.dir, `printed-${++files}.yaml`);
+      writeFileSync(file, first.out);
+      const { print, apply } = registrationUpdateCommands(file, '(--dev)', readRegistrationFile(file).printedWith);
+      const argv = print.replace('<CA of the serving certificate>', caFile).replace(/^static-admissiond /, '').replace(` > ${file}`, '').split(' ');
+      const again = await run([...argv, '--dev']);
+      assert.equal(again.code, 0, again.err);
+      assert.deepEqual(objects(again.out), objects(first.out), `${flags.join(' ')} → ${print}`);
+      if (flags.length > 0) assert.equal(apply, `kubectl apply -f ${file} --as=static-admissiond-registrar --as-group=${flags.includes('ops:registrar') ? 'ops:registrar' : 'static-admissiond:registrar'} --as-group=system:masters`);
+      else assert.match(apply, /staticManifestsDir/);
+    }
   });
 });
