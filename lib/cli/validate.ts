@@ -45,8 +45,8 @@ export interface PluginReport {
 export interface ValidateReport {
   plugins: PluginReport[];
   errors: Array<{ plugin: string; message: string }>;
-  /** warnings of no one plugin (the registration sends for a side no plugin is configured for) */
-  warnings: string[];
+  /** warnings of no one plugin (the registration sends for a side no plugin is configured for); absent when none */
+  warnings?: string[];
 }
 
 interface RegistrationChecks {
@@ -85,13 +85,13 @@ function registrationDrift(file: string, loaded: readonly LoadedPlugin[], option
       // reported with the side's first configured plugin; a side with none configured has a report of its own
       const owner = report.plugins.find((p) => sideOf(p.plugin) === w.side);
       if (owner) owner.warnings.push(message);
-      else report.warnings.push(message);
+      else (report.warnings ??= []).push(message);
     }
   }
 }
 
 function validatePlugins(setups: readonly PluginSetup[], warningOptions: ManifestWarningOptions, checks: RegistrationChecks): ValidateReport {
-  const report: ValidateReport = { plugins: [], errors: [], warnings: [] };
+  const report: ValidateReport = { plugins: [], errors: [] };
   const loaded: LoadedPlugin[] = [];
   for (const { plugin, staticManifestsDir: dir } of setups) {
     try {
@@ -127,7 +127,7 @@ function renderText(report: ValidateReport, io: CommandIO): void {
       io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
     }
   }
-  for (const w of report.warnings) io.stderr(`warning: ${w}\n`);
+  for (const w of report.warnings ?? []) io.stderr(`warning: ${w}\n`);
   for (const e of report.errors) io.stderr(`error: ${e.plugin === '' ? '' : `${e.plugin}: `}${e.message}\n`);
 }
 
@@ -162,10 +162,10 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
   } catch (err) {
     if (err instanceof UsageError) throw err;
     if (!(err instanceof AdmissionConfigError) && !(err instanceof Error)) throw err;
-    report = { plugins: [], errors: [{ plugin: '', message: err.message }], warnings: [] };
+    report = { plugins: [], errors: [{ plugin: '', message: err.message }] };
   }
   if (output === 'json') io.stdout(JSON.stringify(report) + '\n');
   else renderText(report, io);
-  const warned = report.warnings.length > 0 || report.plugins.some((p) => p.warnings.length > 0);
+  const warned = (report.warnings ?? []).length > 0 || report.plugins.some((p) => p.warnings.length > 0);
   return report.errors.length > 0 || (warned && flagBool(flags, 'warnings-as-errors')) ? 1 : 0;
 }

@@ -138,8 +138,17 @@ async function admit(cluster: Cluster, operation: 'CREATE' | 'UPDATE', object: K
   return response.allowed ? undefined : response.status?.message ?? '';
 }
 
+let transcript: (line: string) => void = () => undefined;
+
 /** `kubectl apply -f` of the printed objects, as `user`: one step per object, in file order. */
-async function apply(cluster: Cluster, objects: readonly KubeObject[], user: typeof admin): Promise<Step[]> {
+async function apply(cluster: Cluster, objects: readonly KubeObject[], user: typeof admin, label = ''): Promise<Step[]> {
+  const steps = await applySteps(cluster, objects, user);
+  transcript(`kubectl apply -f ${label} as ${user.username} (${user.groups.join(', ')}):`);
+  for (const s of steps) transcript(`  ${s.object} ${s.outcome}${s.message === undefined ? '' : `: ${s.message}`}`);
+  return steps;
+}
+
+async function applySteps(cluster: Cluster, objects: readonly KubeObject[], user: typeof admin): Promise<Step[]> {
   const steps: Step[] = [];
   for (const object of objects) {
     const key = keyOf(object);
@@ -184,7 +193,8 @@ plugins:
 after(() => tmp.cleanup());
 
 describe('the registration update flow, as kubectl apply would run it', () => {
-  test('v1 → v2 (services and a mutating policy added) → v3 (the mutating policy removed): never half-applied', async () => {
+  test('v1 → v2 (services and a mutating policy added) → v3 (the mutating policy removed): never half-applied', async (t) => {
+    transcript = (line) => t.diagnostic(line);
     const v1 = await print();
     assert.deepEqual(v1.objects.map(keyOf), [
       'ValidatingAdmissionPolicy/static-admissiond-guard',
@@ -196,7 +206,7 @@ describe('the registration update flow, as kubectl apply would run it', () => {
 
     // the first apply, as an admin: everything is created
     const cluster: Cluster = new Map();
-    assert.deepEqual(outcomes(await apply(cluster, v1.objects, admin)), [
+    assert.deepEqual(outcomes(await apply(cluster, v1.objects, admin, 'v1.yaml')), [
       'ValidatingAdmissionPolicy/static-admissiond-guard created',
       'ValidatingAdmissionPolicyBinding/static-admissiond-guard created',
       'ValidatingWebhookConfiguration/static-admissiond created',
@@ -204,14 +214,14 @@ describe('the registration update flow, as kubectl apply would run it', () => {
     ]);
     const installed = snapshot(cluster);
     // the same file again: unchanged, for every object, whoever applies it
-    assert.deepEqual((await apply(cluster, v1.objects, admin)).map((s) => s.outcome), ['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    assert.deepEqual((await apply(cluster, v1.objects, admin, 'v1.yaml')).map((s) => s.outcome), ['unchanged', 'unchanged', 'unchanged', 'unchanged']);
 
     writeFileSync(join(policies, 'services.yaml'), policy('services', { rules: rule('[""]', '[v1]', '[services]', '[CREATE]') }));
     writeFileSync(join(mutating, 'label.yaml'), policy('label', { kind: 'MutatingAdmissionPolicy', rules: rule('[""]', '[v1]', '[configmaps]', '[CREATE]') }));
     const v2 = await print();
 
     // as an admin: both configurations refused, the guard unchanged: the cluster is exactly as before
-    const asAdmin = await apply(cluster, v2.objects, admin);
+    const asAdmin = await apply(cluster, v2.objects, admin, 'v2.yaml');
     assert.deepEqual(outcomes(asAdmin), [
       'ValidatingAdmissionPolicy/static-admissiond-guard unchanged',
       'ValidatingAdmissionPolicyBinding/static-admissiond-guard unchanged',
@@ -224,7 +234,7 @@ describe('the registration update flow, as kubectl apply would run it', () => {
     }
 
     // as the registrar (the command the denial names): all of it
-    assert.deepEqual(outcomes(await apply(cluster, v2.objects, registrar)), [
+    assert.deepEqual(outcomes(await apply(cluster, v2.objects, registrar, 'v2.yaml')), [
       'ValidatingAdmissionPolicy/static-admissiond-guard unchanged',
       'ValidatingAdmissionPolicyBinding/static-admissiond-guard unchanged',
       'ValidatingWebhookConfiguration/static-admissiond configured',
@@ -233,15 +243,15 @@ describe('the registration update flow, as kubectl apply would run it', () => {
     assert.equal(snapshot(cluster), snapshot(new Map(v2.objects.map((o) => [keyOf(o), { live: stored(o), lastApplied: o }]))), 'exactly v2');
     assert.deepEqual(cluster.get('ValidatingWebhookConfiguration/static-admissiond')!.live.webhooks![0]!.rules.map((r) => r.resources), [['pods'], ['services']]);
     assert.deepEqual(cluster.get('MutatingWebhookConfiguration/static-admissiond')!.live.webhooks![0]!.rules.map((r) => r.resources), [['configmaps']]);
-    assert.deepEqual((await apply(cluster, v2.objects, registrar)).map((s) => s.outcome), ['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    assert.deepEqual((await apply(cluster, v2.objects, registrar, 'v2.yaml')).map((s) => s.outcome), ['unchanged', 'unchanged', 'unchanged', 'unchanged']);
 
     // v3: the mutating side empties; the registrar's apply empties it in the cluster instead of leaving its rules
     rmSync(join(mutating, 'label.yaml'));
     const v3 = await print();
     const beforeV3 = snapshot(cluster);
-    assert.deepEqual(outcomes(await apply(cluster, v3.objects, admin)).slice(2), ['ValidatingWebhookConfiguration/static-admissiond unchanged', 'MutatingWebhookConfiguration/static-admissiond denied']);
+    assert.deepEqual(outcomes(await apply(cluster, v3.objects, admin, 'v3.yaml')).slice(2), ['ValidatingWebhookConfiguration/static-admissiond unchanged', 'MutatingWebhookConfiguration/static-admissiond denied']);
     assert.equal(snapshot(cluster), beforeV3);
-    assert.deepEqual(outcomes(await apply(cluster, v3.objects, registrar)).slice(2), ['ValidatingWebhookConfiguration/static-admissiond unchanged', 'MutatingWebhookConfiguration/static-admissiond configured']);
+    assert.deepEqual(outcomes(await apply(cluster, v3.objects, registrar, 'v3.yaml')).slice(2), ['ValidatingWebhookConfiguration/static-admissiond unchanged', 'MutatingWebhookConfiguration/static-admissiond configured']);
     assert.equal(cluster.get('MutatingWebhookConfiguration/static-admissiond')!.live.webhooks, undefined);
   });
 });
