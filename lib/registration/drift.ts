@@ -10,7 +10,9 @@
 // only by a required `*` (a concrete group under it is narrower). The registration's namespaceSelector and
 // matchConditions only narrow what its rules send: leaving out the system namespaces (a documented trade-off) and the
 // review resources (which no policy sees) is not uncovered; sending the system namespaces when no loaded object can
-// match there, or the review resources when no loaded object needs them, is excess.
+// match there, the review resources when no loaded object needs them, or (1.28+) what every loaded object excludes,
+// is excess. matchConditions are compared as text, never evaluated: one that keeps out more than the derived ones is
+// not detected.
 import type { MatchCondition } from '../api/types.js';
 import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
 import { compileLabelSelector } from '../manifest/selector.js';
@@ -19,7 +21,7 @@ import { allOperations, registrationSides, resourceCovers, ruleMaySendReviews, r
 import type { CoverageOptions, LoadedPlugin, RegistrationSide, Rule, SideCoverage } from './coverage.js';
 import { configurationKinds, RegistrationFileError, readRegistrationFile } from './registered.js';
 import type { PrintedWith, RegisteredWebhook } from './registered.js';
-import { reviewExclusionCondition } from './rules.js';
+import { exclusionCondition, reviewExclusionCondition } from './rules.js';
 
 interface Combination {
   readonly operation: string;
@@ -111,6 +113,11 @@ export function excessWebhooks(coverage: SideCoverage, registered: readonly Regi
     }
     if (webhook.rules.some(ruleMaySendReviews) && !hasCondition(webhook.matchConditions, reviewExclusionCondition()) && !reviewsNeeded(coverage, options)) {
       excess.push(`TokenReviews and the SubjectAccessReview family, which no loaded object sees (no matchCondition ${JSON.stringify(reviewExclusionCondition().name)})`);
+    }
+    // a webhook with matchConditions is for a 1.28+ apiserver, where the registration keeps these out (before, it cannot)
+    const exclusion = webhook.matchConditions.length > 0 ? exclusionCondition(coverage) : undefined;
+    if (exclusion && !hasCondition(webhook.matchConditions, exclusion)) {
+      excess.push(`requests every loaded object excludes (excludeResourceRules), which the matchCondition ${JSON.stringify(exclusion.name)} keeps out`);
     }
     if (excess.length > 0) out.push({ side: coverage.side, webhook: webhook.name, excess });
   }

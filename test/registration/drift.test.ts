@@ -99,6 +99,33 @@ describe('registration drift, both ways', () => {
     assert.deepEqual(excessOf(drift(everywhere, registrationFile(rule('[""]', '[v1]', '[pods]')))), [], 'the policy can match in kube-system: sending it is needed');
   });
 
+  test('what every loaded object excludes, sent by a 1.28+ registration without the derived matchCondition, is excess', async () => {
+    const dir = join(tmp.dir, 'exclusions');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'apps.yaml'), policy('apps', { rules: rule('[apps]', '[v1]', '["*"]', '[CREATE]'), exclude: rule('[apps]', '["*"]', '[deployments]', '[CREATE]'), namespaceSelector: outsideSystem }));
+    const config = join(tmp.dir, 'exclusions-config.yaml');
+    writeFileSync(config, admissionConfigYAML(dir));
+    const printed = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api', '--kube-version', '1.28']);
+    assert.equal(printed.code, 0, printed.err);
+    const exact = join(tmp.dir, `exclusions-${++files}.yaml`);
+    writeFileSync(exact, printed.out);
+    const { loaded, cleanup } = loadPlugins({ ValidatingAdmissionPolicy: [policy('apps', { rules: rule('[apps]', '[v1]', '["*"]', '[CREATE]'), exclude: rule('[apps]', '["*"]', '[deployments]', '[CREATE]'), namespaceSelector: outsideSystem })] });
+    try {
+      const check = (file: string): string[] => excessOf(driftAgainst(file, loaded, ['ValidatingAdmissionPolicy']));
+      assert.deepEqual(check(exact), []);
+      const stale = join(tmp.dir, `exclusions-${++files}.yaml`);
+      writeFileSync(stale, printed.out.replace(/request\.resource\.resource == 'deployments'/, "request.resource.resource == 'statefulsets'"));
+      assert.deepEqual(check(stale), ['requests every loaded object excludes (excludeResourceRules), which the matchCondition "exclude-resources-no-policy-needs" keeps out']);
+      // a registration for an apiserver before 1.28 has no matchConditions and cannot keep them out: not excess
+      const old = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api', '--kube-version', '1.27']);
+      const before128 = join(tmp.dir, `exclusions-${++files}.yaml`);
+      writeFileSync(before128, old.out);
+      assert.deepEqual(check(before128), []);
+    } finally {
+      cleanup();
+    }
+  });
+
   test('review resources: excess without the matchCondition, unless a static webhook needs them with the gate off', () => {
     const wildcard = rule('["*"]', '["*"]', '["*/*"]', '["*"]');
     const hook = { ValidatingAdmissionWebhook: [webhookConfiguration('all', wildcard)] };
