@@ -4,7 +4,7 @@
 // and the commands that fix it), and keep a static registration in the apiserver's staticManifestsDir in step
 // (--write-registration DIR, for 1.36+ apiservers): written atomically, only ever from a snapshot that loaded.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { RegistrationMetrics } from '../metrics/registration.js';
@@ -61,6 +61,8 @@ export function registrationUpdateCommands(file: string, admissionConfig: string
 export class RegistrationKeeper {
   readonly #options: RegistrationKeeperOptions;
   #lastDrift = '';
+  /** configuration kinds whose excess was last reported, for the all-clear */
+  readonly #excessReported = new Set<string>();
 
   constructor(options: RegistrationKeeperOptions) {
     this.#options = options;
@@ -103,7 +105,8 @@ export class RegistrationKeeper {
     for (const [plugin, uncovered] of drift.uncovered) this.#options.metrics?.setUncovered(plugin, uncovered.length);
     for (const [kind, webhooks] of drift.excess) this.#options.metrics?.setExcess(kind, webhooks.reduce((n, w) => n + w.excess.length, 0));
     if (!always && !changed) return;
-    const { print, apply } = registrationUpdateCommands(file, this.#options.admissionConfig ?? '', drift.printedWith);
+    // the daemon's working directory is no operator's: the commands name the file absolutely
+    const { print, apply } = registrationUpdateCommands(resolve(file), this.#options.admissionConfig ?? '', drift.printedWith);
     for (const [plugin, uncovered] of drift.uncovered) {
       if (uncovered.length === 0) {
         log.info('Registration sends every request the loaded manifests can match', { plugin, registration: file });
@@ -120,7 +123,11 @@ export class RegistrationKeeper {
         });
     }
     for (const [kind, webhooks] of drift.excess) {
-      if (webhooks.length === 0) continue;
+      if (webhooks.length === 0) {
+        if (this.#excessReported.delete(kind)) log.info('Registration no longer sends requests the loaded manifests cannot match', { kind, registration: file });
+        continue;
+      }
+      this.#excessReported.add(kind);
       const excess = webhooks.flatMap((w) => w.excess.map((e) => `webhook ${JSON.stringify(w.webhook)}: ${e}`));
       log.error(new Error(`the registration's ${kind} sends ${excess.length} kind(s) of request no loaded object can match; with the daemon stopped they are blocked for nothing`),
         'Registration sends more than the loaded manifests need: print it again and apply it', {

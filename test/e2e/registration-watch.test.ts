@@ -86,7 +86,7 @@ describe('--registration-file is watched', () => {
     writeFileSync(`${registrationFile}.tmp`, fixed);
     renameSync(`${registrationFile}.tmp`, registrationFile);
     const cleared = await followed(health, excessGauge, VWC, 0, 1_000, d);
-    await waitFor('the all-clear line', () => (d.stderr().includes('"Registration sends every request the loaded manifests can match"') ? true : undefined), d);
+    await waitFor('the all-clear line', () => (d.stderr().includes('"Registration no longer sends requests the loaded manifests cannot match" kind="ValidatingWebhookConfiguration"') ? true : undefined), d);
 
     // edited in place to a registration that misses pods: the other way, as fast
     writeFileSync(registrationFile, fixed.replace('resources: [pods]', 'resources: [services]'));
