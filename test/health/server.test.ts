@@ -38,3 +38,26 @@ test('livez/readyz/healthz in kube style: status codes, ?verbose, ?exclude, per-
     await server.close();
   }
 });
+
+test('a non-blocking check is listed but does not fail readiness, unless asked for alone', async () => {
+  const server = await startHealthServer({
+    bindAddress: '127.0.0.1:0',
+    registry: new Registry(),
+    livez: () => [],
+    readyz: () => [
+      { name: 'ping', check: () => undefined },
+      { name: 'shadow-manifests-loaded', blocking: false, check: () => 'the shadow manifests have not loaded yet' },
+    ],
+  });
+  try {
+    const get = async (path: string): Promise<[number, string]> => {
+      const res = await fetch(server.url + path);
+      return [res.status, await res.text()];
+    };
+    assert.deepEqual(await get('/readyz'), [200, 'ok']);
+    assert.deepEqual(await get('/readyz?verbose'), [200, '[+]ping ok\n[-]shadow-manifests-loaded failed (not blocking): the shadow manifests have not loaded yet\nreadyz check passed\n']);
+    assert.deepEqual(await get('/readyz/shadow-manifests-loaded'), [500, '[-]shadow-manifests-loaded failed: reason withheld\nreadyz check failed\n']);
+  } finally {
+    await server.close();
+  }
+});
