@@ -5,7 +5,6 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import { AggregatedMetric, CounterSeries, registerAggregated } from '../metrics/aggregated.js';
 import type { ReloadMetrics } from '../metrics/reload.js';
-import type { Comparison } from './decisions.js';
 import type { ShadowEndpoint } from './evaluate.js';
 
 /** Why an answered request was not decided by the shadow set. */
@@ -23,9 +22,10 @@ export const skipReasons: readonly SkipReason[] = ['queue_full', 'cpu_budget', '
 
 export interface ShadowMetrics {
   readonly reload: ReloadMetrics;
-  recordComparisons(plugin: string, comparisons: readonly Comparison[]): void;
-  recordCompared(endpoint: ShadowEndpoint, patchDiffers: boolean): void;
-  recordSkipped(endpoint: string, reason: SkipReason): void;
+  /** [plugin, policy, binding, enforced, shadow, count] rows */
+  recordDecisions(rows: ReadonlyArray<readonly [string, string, string, string, string, number]>): void;
+  recordCompared(endpoint: ShadowEndpoint, requests: number, patchDiffers: number): void;
+  recordSkipped(endpoint: string, reason: SkipReason, requests?: number): void;
 }
 
 export function createShadowMetrics(registry: Registry): ShadowMetrics {
@@ -87,15 +87,15 @@ export function createShadowMetrics(registry: Registry): ShadowMetrics {
         loaded('failure', plugin);
       },
     },
-    recordComparisons(plugin, comparisons) {
-      for (const c of comparisons) decisions.inc([plugin, c.policy, c.binding, c.enforced, c.shadow]);
+    recordDecisions(rows) {
+      for (const [plugin, policy, binding, enforced, shadow, n] of rows) decisions.inc([plugin, policy, binding, enforced, shadow], n);
     },
-    recordCompared(endpoint, patchDiffers) {
-      compared.inc([endpoint]);
-      if (patchDiffers) patches.inc([endpoint]);
+    recordCompared(endpoint, requests, patchDiffers) {
+      compared.inc([endpoint], requests);
+      if (patchDiffers > 0) patches.inc([endpoint], patchDiffers);
     },
-    recordSkipped(endpoint, reason) {
-      skipped.inc([endpoint, reason]);
+    recordSkipped(endpoint, reason, requests = 1) {
+      skipped.inc([endpoint, reason], requests);
     },
   };
 }

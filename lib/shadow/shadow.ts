@@ -4,6 +4,9 @@
 // answer's bytes into a message, and drops the request from shadowing (counted by reason) when the evaluations
 // waiting reach their bound or the worker has used more than its share of a core. A candidate that does not load
 // is logged and counted in its own series, keeps its last good snapshot, and never stops the daemon or its readiness.
+// The requests answered in one turn of the event loop go to the worker as one message, and it answers each such batch
+// with one report (protocol.ts): measured by bench/shadow.ts, the per-request messages cost the main thread more
+// than the copy.
 //
 // The enforced side's decisions are computed again on the worker, from the enforced snapshots it is sent: an answer
 // tells the first denial only. Both sets' webhooks are left out (lib/shadow/evaluate.ts).
@@ -19,7 +22,8 @@ import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
 import type { ShadowEndpoint } from './evaluate.js';
 import { createShadowMetrics } from './metrics.js';
 import type { ShadowMetrics, SkipReason } from './metrics.js';
-import type { FromWorker, PolicyPlugin, ResultMessage, SetSide, ShadowWorkerData, ToWorker } from './protocol.js';
+import { packRequests, shadowEndpoints } from './protocol.js';
+import type { AnsweredRequest, FromWorker, PolicyPlugin, ReportMessage, SetSide, ShadowWorkerData, ToWorker } from './protocol.js';
 
 export interface ShadowBudget {
   /** shadow evaluations sent to the worker and not answered yet, at most; more are skipped (`queue_full`) */
@@ -28,11 +32,13 @@ export interface ShadowBudget {
   readonly cpuShare: number;
   /** the window the worker's CPU use is measured over, ms */
   readonly windowMs: number;
-  /** difference lines logged per second at most; the rest are counted in the next line's `suppressed` */
+  /** requests with differences logged per second at most; the rest are counted in the next line's `suppressed` */
   readonly logLinesPerSecond: number;
+  /** how often the worker hands over its counts and differences, ms (metrics and log lines lag by as much) */
+  readonly reportIntervalMs: number;
 }
 
-export const defaultShadowBudget: ShadowBudget = { maxInFlight: 64, cpuShare: 0.5, windowMs: 1_000, logLinesPerSecond: 10 };
+export const defaultShadowBudget: ShadowBudget = { maxInFlight: 64, cpuShare: 0.5, windowMs: 1_000, logLinesPerSecond: 10, reportIntervalMs: 250 };
 
 export interface ShadowOptions {
   /** --shadow-admission-config: the candidate AdmissionConfiguration */
@@ -51,6 +57,8 @@ export interface ShadowOptions {
 
 const policyPlugins: readonly PolicyPlugin[] = ['ValidatingAdmissionPolicy', 'MutatingAdmissionPolicy'];
 const pluginOf: Record<ShadowEndpoint, PolicyPlugin> = { validate: 'ValidatingAdmissionPolicy', mutate: 'MutatingAdmissionPolicy' };
+/** a batch is sent once it holds this many bytes, without waiting for the end of the turn */
+const maxBatchBytes = 4 << 20;
 const workerFile = fileURLToPath(new URL('../../workers/shadow-worker.js', import.meta.url));
 
 function endpointOf(path: string): ShadowEndpoint | undefined {
@@ -73,13 +81,16 @@ export class Shadow {
   /** per side and plugin: the hash the worker has compiled ('' before), and the hash last sent */
   readonly #compiled = new Map<string, string>();
   readonly #sent = new Map<string, string>();
-  readonly #inFlight = new Map<number, ShadowEndpoint>();
-  #nextId = 1;
+  /** requests sent to the current worker by endpoint (shadowEndpoints order; Int32, wrapping), and those it finished */
+  #sentTo = new Int32Array(shadowEndpoints.length);
+  #finished = new Int32Array(new SharedArrayBuffer(4 * shadowEndpoints.length));
+  /** answered this turn, sent together at its end */
+  #batch: AnsweredRequest[] = [];
+  #batchBytes = 0;
   #lastELU: EventLoopUtilization | undefined;
   #sampledAt = 0;
   #overBudget = false;
-  #logWindow = 0;
-  #logged = 0;
+  /** differing requests the worker did not describe, for the next logged line */
   #suppressed = 0;
   #closed = false;
   #restartTimer: NodeJS.Timeout | undefined;
@@ -143,11 +154,23 @@ export class Shadow {
       this.#metrics.recordSkipped(endpoint, skip);
       return;
     }
-    const id = this.#nextId++;
-    this.#inFlight.set(id, endpoint);
-    // Copies of exactly the bytes (a Buffer may be a view of a larger pooled one), handed over without another copy.
-    const message: ToWorker = { type: 'request', id, endpoint, body: new Uint8Array(body), answer: new Uint8Array(answer) };
-    this.#worker!.postMessage(message, [message.body.buffer as ArrayBuffer, message.answer.buffer as ArrayBuffer]);
+    this.#sentTo[shadowEndpoints.indexOf(endpoint)]!++;
+    // the bytes are copied at the end of the turn, into one buffer handed over without another copy
+    if (this.#batch.length === 0) setImmediate(() => this.#flush());
+    this.#batch.push({ endpoint, body, answer });
+    this.#batchBytes += body.byteLength + answer.byteLength;
+    if (this.#batchBytes >= maxBatchBytes) this.#flush();
+  }
+
+  #flush(): void {
+    if (this.#batch.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = [];
+    this.#batchBytes = 0;
+    if (this.#worker === undefined) return;
+    const packed = packRequests(batch);
+    const message: ToWorker = { type: 'requests', packed };
+    this.#worker.postMessage(message, [packed.buffer as ArrayBuffer]);
   }
 
   /** /readyz?verbose lists it; it never holds readiness back (a candidate must not take the enforced side down). */
@@ -211,7 +234,14 @@ export class Shadow {
 
   #startWorker(): void {
     if (this.#closed) return;
-    const data: ShadowWorkerData = { authorizationKubeconfig: this.#options.authorizationKubeconfig };
+    this.#sentTo = new Int32Array(shadowEndpoints.length);
+    this.#finished = new Int32Array(new SharedArrayBuffer(4 * shadowEndpoints.length));
+    const data: ShadowWorkerData = {
+      authorizationKubeconfig: this.#options.authorizationKubeconfig,
+      differencesPerSecond: this.#budget.logLinesPerSecond,
+      finished: this.#finished.buffer as SharedArrayBuffer,
+      reportIntervalMs: this.#budget.reportIntervalMs,
+    };
     const worker = new Worker(workerFile, { workerData: data });
     this.#worker = worker;
     this.#compiled.clear();
@@ -221,8 +251,14 @@ export class Shadow {
     worker.on('exit', (code) => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
-      for (const endpoint of this.#inFlight.values()) this.#metrics.recordSkipped(endpoint, 'failed');
-      this.#inFlight.clear();
+      this.#batch = [];
+      this.#batchBytes = 0;
+      shadowEndpoints.forEach((endpoint, i) => {
+        const lost = this.#inFlight(i);
+        if (lost > 0) this.#metrics.recordSkipped(endpoint, 'failed', lost);
+      });
+      this.#sentTo.fill(0);
+      this.#finished.fill(0);
       if (this.#closed) return;
       this.#log.error(new Error(`exit code ${code}`), 'The shadow worker stopped; starting another in a second');
       this.#restartTimer = setTimeout(() => this.#startWorker(), 1_000);
@@ -238,39 +274,29 @@ export class Shadow {
       else this.#compiled.set(`${m.side}/${m.plugin}`, m.hash);
       return;
     }
-    if (!this.#inFlight.delete(m.id)) return;
-    if (m.error !== undefined) {
-      this.#metrics.recordSkipped(m.endpoint, 'failed');
-      this.#log.v(2).info('Shadow evaluation failed', { endpoint: m.endpoint, err: m.error });
-      return;
-    }
-    this.#metrics.recordComparisons(pluginOf[m.endpoint], m.comparisons);
-    this.#metrics.recordCompared(m.endpoint, m.patchDiffers);
-    if (m.patchDiffers || m.comparisons.some((c) => c.enforced !== c.shadow)) this.#logDifference(m);
+    this.#onReport(m);
   }
 
-  #logDifference(m: ResultMessage): void {
-    const now = Date.now();
-    if (now - this.#logWindow >= 1_000) {
-      this.#logWindow = now;
-      this.#logged = 0;
-    }
-    if (this.#logged >= this.#budget.logLinesPerSecond) {
-      this.#suppressed++;
-      return;
-    }
-    this.#logged++;
-    const r = m.request;
-    this.#log.info('Shadow set decides differently', {
-      endpoint: `/${m.endpoint}`, uid: r.uid, operation: r.operation, resource: r.resource, subResource: r.subResource,
-      namespace: r.namespace, name: r.name, user: r.user, answered: r.answered,
-      differences: m.comparisons.filter((c) => c.enforced !== c.shadow).map((c) => `${c.policy}/${c.binding}: enforced=${c.enforced} shadow=${c.shadow}`),
-      ...(m.patchDiffers ? { patch: 'differs' } : {}),
-      ...(r.shadowMessage === '' ? {} : { shadowMessage: r.shadowMessage }),
-      ...(r.shadowWarnings.length === 0 ? {} : { shadowWarnings: r.shadowWarnings }),
-      ...(this.#suppressed === 0 ? {} : { suppressed: this.#suppressed }),
+  #onReport(m: ReportMessage): void {
+    shadowEndpoints.forEach((endpoint, i) => {
+      if (m.failed[i]! > 0) this.#metrics.recordSkipped(endpoint, 'failed', m.failed[i]!);
+      if (m.compared[i]! > 0) this.#metrics.recordCompared(endpoint, m.compared[i]!, m.patchDiffers[i]!);
     });
-    this.#suppressed = 0;
+    if (m.error !== undefined) this.#log.v(2).info('Shadow evaluation failed', { err: m.error });
+    this.#metrics.recordDecisions(m.decisions);
+    this.#suppressed += m.suppressed;
+    for (const d of m.differences) {
+      this.#log.info('Shadow set decides differently', {
+        endpoint: `/${d.endpoint}`, uid: d.uid, operation: d.operation, resource: d.resource, subResource: d.subResource,
+        namespace: d.namespace, name: d.name, user: d.user, answered: d.answered,
+        differences: d.comparisons.map((c) => `${c.policy}/${c.binding}: enforced=${c.enforced} shadow=${c.shadow}`),
+        ...(d.patchDiffers ? { patch: 'differs' } : {}),
+        ...(d.shadowMessage === '' ? {} : { shadowMessage: d.shadowMessage }),
+        ...(d.shadowWarnings.length === 0 ? {} : { shadowWarnings: d.shadowWarnings }),
+        ...(this.#suppressed === 0 ? {} : { suppressed: this.#suppressed }),
+      });
+      this.#suppressed = 0;
+    }
   }
 
   #skipReason(endpoint: ShadowEndpoint): SkipReason | undefined {
@@ -282,7 +308,7 @@ export class Shadow {
       const configured = side === 'enforced' ? this.#options.enforced.some((s) => s.plugin === plugin) : this.#sources.some((s) => s.plugin === plugin);
       if (configured && (sent === undefined || this.#compiled.get(`${side}/${plugin}`) === undefined)) return 'not_loaded';
     }
-    if (this.#inFlight.size >= this.#budget.maxInFlight) return 'queue_full';
+    if (this.#inFlight(0) + this.#inFlight(1) >= this.#budget.maxInFlight) return 'queue_full';
     return this.#cpuBudgetSpent() ? 'cpu_budget' : undefined;
   }
 
@@ -295,6 +321,11 @@ export class Shadow {
     this.#lastELU = current;
     this.#sampledAt = now;
     return this.#overBudget;
+  }
+
+  /** requests of endpoint `i` sent to the worker and not finished (both counters wrap alike) */
+  #inFlight(i: number): number {
+    return (this.#sentTo[i]! - Atomics.load(this.#finished, i)) | 0;
   }
 
   #notReady(): string | undefined {
