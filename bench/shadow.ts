@@ -245,7 +245,8 @@ async function main(): Promise<void> {
       const ratio = (i: number): number => median(lat.get('shadow')!.map((x, r) => x[i]! / lat.get('plain')![r]![i]!));
       const cpuUs = (key: string): string => fmt((cpu.get(key)!.s / cpu.get(key)!.n) * 1e6, 0);
       console.log(`${`${rate}/s`.padEnd(10)}${`${fmt(p('plain', 0))} / ${fmt(p('plain', 1))}`.padStart(20)}${`${fmt(p('shadow', 0))} / ${fmt(p('shadow', 1))}`.padStart(20)}${`${fmt(ratio(0))} / ${fmt(ratio(1))}`.padStart(16)}${`${cpuUs('plain')} / ${cpuUs('shadow')}`.padStart(26)}${`${decided} / ${skipped}`.padStart(26)}`);
-      console.log(`${''.padEnd(10)}  per round p99 plain ${lat.get('plain')!.map((x) => fmt(x[1]!)).join(', ')}; shadow ${lat.get('shadow')!.map((x) => fmt(x[1]!)).join(', ')}`);
+      const reasons = ['queue_full', 'cpu_budget', 'not_loaded', 'failed'].map((r) => `${r} ${counterSum(m1, 'static_admissiond_shadow_skipped_total{', `reason="${r}"`) - counterSum(m0, 'static_admissiond_shadow_skipped_total{', `reason="${r}"`)}`);
+      console.log(`${''.padEnd(10)}  per round p99 plain ${lat.get('plain')!.map((x) => fmt(x[1]!)).join(', ')}; shadow ${lat.get('shadow')!.map((x) => fmt(x[1]!)).join(', ')}; skipped: ${reasons.join(', ')}`);
     }
     console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     for (const agent of agents.values()) agent.destroy();
