@@ -16,9 +16,8 @@
 // Flags: --rates 100,500 --seconds 5 --rounds 3 --requests 2000 (part 1) --workers N (each daemon's pool).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -36,7 +35,7 @@ import type { PolicySet } from '../lib/shadow/evaluate.js';
 import { Shadow } from '../lib/shadow/shadow.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { Target } from './load.js';
-import { cpuSeconds, fmt, freePort, httpStatus, median, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, cpuSeconds, fmt, freePort, httpStatus, median, metricsText, until, validatingAdmissionConfig } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -77,17 +76,6 @@ spec:
 function mainThreadCPU(): number {
   const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function metricsText(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    httpGet(url, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve(text));
-    }).on('error', reject);
-  });
 }
 
 /** The sum of a counter's samples whose line contains `filter`. */
@@ -162,13 +150,7 @@ interface Daemon { readonly key: 'plain' | 'shadow'; readonly child: ChildProces
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const tmp = mkdtempSync(join(tmpdir(), 'sad-bench-shadow-'));
-  const children: ChildProcess[] = [];
-  const cleanup = (): void => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-  };
-  process.on('exit', cleanup);
+  const { tmp, children, cleanup } = benchWorkspace('sad-bench-shadow-');
   try {
     const policiesDir = join(root, 'testdata', 'bench', 'policies');
     const candidateDir = join(tmp, 'candidate');

@@ -5,64 +5,47 @@ import type { AdmissionRequest } from '../../lib/api/admission.js';
 export const named = (stem: string): string => `${stem}.static.k8s.io`;
 export const bindingOf = (stem: string): string => `${stem}-binding.static.k8s.io`;
 
-/** A ValidatingAdmissionPolicy on ConfigMap CREATE/UPDATE with one validation, and its binding. */
-export function policy(stem: string, expression: string, options: { actions?: string; failurePolicy?: 'Fail' | 'Ignore' } = {}): string {
-  const name = named(stem);
+/** A policy of `kind` on ConfigMap `operations`, with `body` under its spec, and its binding with `bindingSpec`. */
+function policyPair(kind: 'Validating' | 'Mutating', stem: string, spec: { failurePolicy: string; operations: string; body: string; bindingSpec?: string }): string {
   return `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
+kind: ${kind}AdmissionPolicy
 metadata:
-  name: ${name}
+  name: ${named(stem)}
 spec:
-  failurePolicy: ${options.failurePolicy ?? 'Fail'}
+  failurePolicy: ${spec.failurePolicy}
   matchConstraints:
     resourceRules:
     - apiGroups: [""]
       apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
+      operations: ${spec.operations}
       resources: ["configmaps"]
-  validations:
-  - expression: ${JSON.stringify(expression)}
-    message: ${name} says no
----
+${spec.body}---
 apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
+kind: ${kind}AdmissionPolicyBinding
 metadata:
   name: ${bindingOf(stem)}
 spec:
-  policyName: ${name}
-  validationActions: ${options.actions ?? '[Deny]'}
-`;
+  policyName: ${named(stem)}
+${spec.bindingSpec ?? ''}`;
 }
 
-/** A MutatingAdmissionPolicy on ConfigMap CREATE setting label `key` to `value`, and its binding. */
+/** A ValidatingAdmissionPolicy on ConfigMap CREATE/UPDATE with one validation, and its binding. */
+export function policy(stem: string, expression: string, options: { actions?: string; failurePolicy?: 'Fail' | 'Ignore' } = {}): string {
+  return policyPair('Validating', stem, {
+    failurePolicy: options.failurePolicy ?? 'Fail',
+    operations: '["CREATE", "UPDATE"]',
+    body: `  validations:\n  - expression: ${JSON.stringify(expression)}\n    message: ${named(stem)} says no\n`,
+    bindingSpec: `  validationActions: ${options.actions ?? '[Deny]'}\n`,
+  });
+}
+
+/** A MutatingAdmissionPolicy on ConfigMap CREATE setting label `key` to the CEL `value`, and its binding. */
 export function labelPolicy(stem: string, key: string, value: string, failurePolicy: 'Fail' | 'Ignore' = 'Fail'): string {
-  const name = named(stem);
-  return `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: ${name}
-spec:
-  failurePolicy: ${failurePolicy}
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ["CREATE"]
-      resources: ["configmaps"]
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: >-
-        Object{metadata: Object.metadata{labels: {${JSON.stringify(key)}: ${value}}}}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata:
-  name: ${bindingOf(stem)}
-spec:
-  policyName: ${name}
-`;
+  return policyPair('Mutating', stem, {
+    failurePolicy,
+    operations: '["CREATE"]',
+    body: `  reinvocationPolicy: Never\n  mutations:\n  - patchType: ApplyConfiguration\n    applyConfiguration:\n      expression: >-\n        Object{metadata: Object.metadata{labels: {${JSON.stringify(key)}: ${value}}}}\n`,
+  });
 }
 
 export function configMapRequest(name: string, uid = `uid-${name}`): AdmissionRequest {
