@@ -78,7 +78,7 @@ export class Shadow {
   #sources: ManifestSource[] | undefined;
   #configError: string | undefined;
   #worker: Worker | undefined;
-  /** per side and plugin: the hash the worker has compiled ('' before), and the hash last sent */
+  /** per side and plugin (`shadow/ValidatingAdmissionPolicy`): the hash the worker has compiled, and the hash last sent to it */
   readonly #compiled = new Map<string, string>();
   readonly #sent = new Map<string, string>();
   /** requests sent to the current worker by endpoint (shadowEndpoints order; Int32, wrapping), and those it finished */
@@ -168,9 +168,18 @@ export class Shadow {
     this.#batch = [];
     this.#batchBytes = 0;
     if (this.#worker === undefined) return;
-    const packed = packRequests(batch);
-    const message: ToWorker = { type: 'requests', packed };
-    this.#worker.postMessage(message, [packed.buffer as ArrayBuffer]);
+    try {
+      const packed = packRequests(batch);
+      const message: ToWorker = { type: 'requests', packed };
+      this.#worker.postMessage(message, [packed.buffer as ArrayBuffer]);
+    } catch (err) {
+      // never an uncaught exception from here: the batch is lost to shadowing, counted, and the worker keeps going
+      this.#log.error(err, 'Failed to hand answered requests to the shadow worker', { requests: batch.length });
+      for (const r of batch) {
+        this.#metrics.recordSkipped(r.endpoint, 'failed');
+        Atomics.add(this.#finished, shadowEndpoints.indexOf(r.endpoint), 1);
+      }
+    }
   }
 
   /** /readyz?verbose lists it; it never holds readiness back (a candidate must not take the enforced side down). */
