@@ -110,6 +110,8 @@ async function mainThreadCost(enforcedDir: string, candidateConfig: string, cand
     budget: { maxInFlight: n + 1, cpuShare: 1.1 },
   });
   shadow.start();
+  const stop = new AbortController();
+  const watching = shadow.run(stop.signal);
   await until('the shadow worker', () => shadow.readiness.check() === undefined, 60_000);
   const decided = async (): Promise<number> => counterSum(await registry.metrics(), 'static_admissiond_shadow_requests_total{');
   // warm-up
@@ -138,6 +140,8 @@ async function mainThreadCost(enforcedDir: string, candidateConfig: string, cand
   };
   const idleTurns = await turns(false);
   const oneByOneUs = (((await turns(true)) - idleTurns) / n) * 1e6;
+  stop.abort();
+  await watching;
   await shadow.close();
 
   console.log(`\npart 1 — main-thread time per shadowed request (${n} requests, ${request.uid}): where the shadow evaluation runs`);

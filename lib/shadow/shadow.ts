@@ -18,7 +18,7 @@ import { readAdmissionConfiguration } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { HealthCheck } from '../health/checks.js';
 import type { Logger } from '../log/logger.js';
-import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
+import { ManifestSource } from '../reload/manifest-source.js';
 import type { ShadowEndpoint } from './evaluate.js';
 import { createShadowMetrics } from './metrics.js';
 import type { ShadowMetrics, SkipReason } from './metrics.js';
@@ -104,8 +104,9 @@ export class Shadow {
   }
 
   /**
-   * Reads the candidate configuration, loads its policy directories and starts the worker. Never throws: a
-   * configuration or directory that does not load is logged and counted, and the shadow waits for a good one.
+   * Reads the candidate configuration and starts the worker with the enforced snapshots; run() loads the candidate.
+   * Never throws: a configuration or directory that does not load is logged and counted, and the shadow waits for a
+   * good one.
    */
   start(): void {
     this.#configure();
@@ -120,7 +121,10 @@ export class Shadow {
     }
   }
 
-  /** Watches the candidate's directories until `signal` aborts (and retries its configuration until it reads). */
+  /**
+   * Loads and watches the candidate's directories until `signal` aborts (and retries its configuration until it
+   * reads).
+   */
   async run(signal: AbortSignal): Promise<void> {
     const watch = (): void => {
       for (const s of this.#sources ?? []) this.#loops.push(s.run(signal));
@@ -214,21 +218,14 @@ export class Shadow {
     this.#sources = setup.plugins.flatMap((p) => {
       const plugin = p.plugin;
       if (!isPolicyPlugin(plugin)) return [];
+      // Loaded by run(), in slices like any reload: a large candidate neither delays startup nor holds requests.
       const source = new ManifestSource({ plugin, dir: p.staticManifestsDir, intervalMs: this.#options.intervalMs, metrics: this.#metrics.reload, logger: this.#log });
-      try {
-        source.loadInitial();
-      } catch (err) {
-        if (!(err instanceof InitialLoadError)) throw err;
-        this.#log.error(err, 'Failed to load the shadow manifests; the shadow set waits for a good load', { plugin });
-        this.#metrics.reload.recordFailure(plugin);
-      }
-      this.#send('shadow', plugin, source);
       source.on('reload', (event) => {
         if (event.outcome === 'reloaded') this.#send('shadow', plugin, source);
       });
       return [source];
     });
-    this.#log.info('Loaded the shadow admission configuration', { config: this.#options.configFile, plugins: this.#sources.map((s) => s.plugin) });
+    this.#log.info('Read the shadow admission configuration', { config: this.#options.configFile, plugins: this.#sources.map((s) => s.plugin) });
     return true;
   }
 

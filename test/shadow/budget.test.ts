@@ -24,7 +24,11 @@ writeFiles(tmp.dir, {
   'shadow.yaml': admissionConfigYAML(join(tmp.dir, 'shadow')),
 });
 const shadows: Shadow[] = [];
+const stop = new AbortController();
+const running: Array<Promise<void>> = [];
 after(async () => {
+  stop.abort();
+  await Promise.all(running);
   await Promise.all(shadows.map((s) => s.close()));
   tmp.cleanup();
 });
@@ -38,6 +42,7 @@ function startShadow(configFile: string, budget: Partial<ShadowBudget>): { shado
   const shadow = new Shadow({ configFile, gates: defaultFeatureGates, enforced: [enforced], intervalMs: 60_000, registry, logger, authorizationKubeconfig: '', budget });
   shadows.push(shadow);
   shadow.start();
+  running.push(shadow.run(stop.signal));
   return { shadow, registry, logs };
 }
 
