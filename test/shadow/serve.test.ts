@@ -126,3 +126,18 @@ test('a broken shadow manifest keeps the last good shadow snapshot and never tou
   assert.equal(readyz.status, 200);
   assert.match(await readyz.text(), /\[\+\]shadow-manifests-loaded ok/);
 });
+
+test('a candidate configuration that does not read: the daemon starts, is ready and answers, the shadow check says why', async () => {
+  const missing = join(tmp.dir, 'no-such-candidate.yaml');
+  const r = await start(['--admission-config', join(tmp.dir, 'enforced.yaml'), '--shadow-admission-config', missing]);
+  await waitFor('readiness', async () => (await fetch(`${r.health}/readyz`)).status === 200, 20_000, 50);
+  const verbose = await (await fetch(`${r.health}/readyz?verbose`)).text();
+  assert.match(verbose, /\[-\]shadow-manifests-loaded failed \(not blocking\): the shadow admission configuration does not read: .*no-such-candidate\.yaml/);
+  assert.match(verbose, /readyz check passed/);
+  assert.equal((await fetch(`${r.health}/readyz/shadow-manifests-loaded`)).status, 500);
+  const answer = await post(`${r.admission}/validate`, r.ca, reviewBody(configMapRequest('forbidden')));
+  assert.equal(answer.status, 200);
+  assert.match(answer.body, /"allowed":false/);
+  assert.match(r.daemon.stderr(), /^E\S+ \S+ +\d+ shadow\] "Failed to read the shadow admission configuration/m);
+  await waitFor('the skip to be counted', async () => (valueOf(await scrape(r), 'static_admissiond_shadow_skipped_total', { endpoint: 'validate', reason: 'not_loaded' }) ?? 0) === 1, 10_000, 25);
+});
