@@ -27,6 +27,7 @@ import { createReloadMetrics } from '../metrics/reload.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
+import { Shadow } from '../shadow/shadow.js';
 import { createAdmissionChain } from './chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
@@ -53,6 +54,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
   { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'with --write-registration: send kube-system and kube-node-lease too' },
+  { name: 'shadow-admission-config', type: 'string', default: '', usage: 'a candidate AdmissionConfiguration whose policies are loaded and watched beside the enforced ones and decided on every answered request, after the answer went out: differences are counted in static_admissiond_shadow_decisions_total and logged, answers never change' },
   authorizationFlag,
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
   { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
@@ -175,6 +177,13 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     }
     log.info('Started the policy worker pool', { workers });
   }
+  // --shadow-admission-config: never fails startup, whatever the candidate holds
+  const shadowConfig = flagString(flags, 'shadow-admission-config');
+  const shadow = shadowConfig === '' ? undefined : new Shadow({
+    configFile: shadowConfig, gates, enforced: sources, intervalMs: flagNumber(flags, 'reload-interval'), registry,
+    logger: log.with('shadow'), authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig'),
+  });
+  shadow?.start();
   // POST /validate and /mutate, built as `review` and `test` build them
   const { validate, mutate } = createAdmissionChain({
     snapshot: (plugin) => sources.find((s) => s.plugin === plugin)?.current(),
@@ -194,12 +203,14 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     // ready only once the apiserver can reach us: systemd orders the kubelet (and so the apiserver) after /readyz
     { name: 'admission-listener', check: () => (admissionListening ? undefined : 'the HTTPS admission listener is not serving yet') },
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
+    ...(shadow ? [shadow.readiness] : []),
   ];
   let health;
   try {
     health = await startHealthServer({ bindAddress: flagString(flags, 'health-bind-address'), registry, livez: () => [ping], readyz: () => readyz });
   } catch (err) {
     log.error(err, 'Failed to start the health listener', { address: flagString(flags, 'health-bind-address') });
+    await shadow?.close();
     await pool?.close();
     return 1;
   }
@@ -222,6 +233,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
         '/mutate': (review, ctx) => mutate.handle(review, ctx),
       },
       onTimeout: (review, info) => (info.endpoint === '/mutate' ? mutate.onTimeout(review, info) : validate.onTimeout(review, info)),
+      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Buffer) => shadow.observe(endpoint, body, answer) } : {}),
       limits,
       logger: log.with('server'),
       registry,
@@ -229,6 +241,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   } catch (err) {
     log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
     await health.close();
+    await shadow?.close();
     await pool?.close();
     devCerts?.cleanup();
     return 1;
@@ -270,6 +283,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       await admission.close();
       await webhookPlugins.close();
       await health.close();
+      await shadow?.close();
       await pool?.close();
       devCerts?.cleanup();
       return 1;
@@ -279,6 +293,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
 
   const stop = new AbortController();
   const loops = [...sources.map((s) => s.run(stop.signal)), ...(keeper ? [keeper.watch(stop.signal, flagNumber(flags, 'reload-interval'))] : [])];
+  if (shadow) loops.push(shadow.run(stop.signal));
   await new Promise<void>((resolve) => {
     if (!io.signal || io.signal.aborted) return resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -291,6 +306,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   await authorization?.close();
   stop.abort();
   await Promise.all(loops);
+  await shadow?.close();
   await pool?.close();
   await health.close();
   devCerts?.cleanup();
