@@ -8,7 +8,7 @@ import { decodeError } from '../../lib/admission/mutating/strict-decode.js';
 import { parseFeatureGates } from '../../lib/config/feature-gates.js';
 import { cloneJson, diffJson, equalJson, ownValue, setOwn } from '../../lib/json/index.js';
 import { parseManifestDocument } from '../../lib/manifest/document.js';
-import { parseRegistration } from '../../lib/registration/drift.js';
+import { parseRegistration } from '../../lib/registration/registered.js';
 
 const names = Object.getOwnPropertyNames(Object.prototype);
 
@@ -83,6 +83,6 @@ test('feature gates named like prototype members are unrecognized', () => {
 
 test('a registration document whose kind is a prototype name is not a webhook configuration', () => {
   for (const name of names) {
-    assert.deepEqual(parseRegistration(`kind: ${name}\nwebhooks: []\n`, 'r.yaml'), { validating: null, mutating: null }, name);
+    assert.deepEqual(parseRegistration(`kind: ${name}\nwebhooks: []\n`, 'r.yaml').sides, { validating: null, mutating: null }, name);
   }
 });
