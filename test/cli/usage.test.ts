@@ -55,3 +55,11 @@ test('serve --help prints one default per flag', async () => {
   }
   assert.match(out, /--workers int +policy evaluation worker threads; 0 evaluates on the main thread \(default CPUs - 1, at least 1: \d+ here\)\n/);
 });
+
+test('a --feature-gates value the flag cannot take is a usage error worded as pflag words it, not a crash', async () => {
+  for (const command of ['validate', 'registration']) {
+    const r = await run([command, '--dev', '--ca-file', '/dev/null', '--feature-gates=Bogus=true'].filter((a) => command === 'registration' || a !== '--ca-file' && a !== '/dev/null'));
+    assert.equal(r.code, 2, command);
+    assert.equal(r.err, `error: invalid argument "Bogus=true" for "--feature-gates" flag: unrecognized feature gate: Bogus\nSee 'static-admissiond ${command} --help' for usage.\n`, command);
+  }
+});
