@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The one executable: wires process argv, stdio and signals to the CLI and exits with its code.
+import { once } from 'node:events';
 import { main } from '../lib/cli/main.js';
 
 const controller = new AbortController();
@@ -16,8 +17,17 @@ main(process.argv.slice(2), {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   },
+  drain: async () => {
+    if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+  },
+  stderrIsTTY: process.stderr.isTTY === true,
 }).then(
-  (code) => process.exit(code),
+  // exit once stdout and stderr have written everything: a pipe is written asynchronously, and exiting with writes
+  // pending would cut the output
+  (code) => {
+    process.exitCode = code;
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  },
   (err: unknown) => {
     process.stderr.write(`static-admissiond: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

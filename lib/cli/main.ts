@@ -1,10 +1,12 @@
 // Subcommand dispatch. Returns the exit code; never exits the process itself.
+import { auditPolicy } from './audit-policy.js';
 import type { CommandIO } from './common.js';
 import { packageVersion } from './common.js';
 import { UsageError } from './flags.js';
 import { hash } from './hash.js';
 import { registration } from './registration.js';
 import { serve } from './serve.js';
+import { replay } from './replay.js';
 import { review } from './review.js';
 import { test } from './test.js';
 import { validate } from './validate.js';
@@ -20,6 +22,8 @@ Commands:
   review F    run one AdmissionReview (file or -) through the admission chain offline; print the response
   test S...   run AdmissionTest suites (files or directories) through the admission chain; exit 1 on a failed case
   registration  print the webhook configurations that point the apiserver at this daemon
+  replay L... replay audit logs' writes through a candidate manifest set (and a baseline); exit 1 on new denials
+  audit-policy  print the audit policy that records what replay needs of a manifest set
   version     print the version
 
 Run 'static-admissiond <command> --help' for a command's flags.
@@ -42,6 +46,8 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
       case 'registration': return await registration(rest, io);
       case 'review': return await review(rest, io);
       case 'test': return await test(rest, io);
+      case 'replay': return await replay(rest, io);
+      case 'audit-policy': return auditPolicy(rest, io);
       case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;
       case 'help': io.stdout(usage); return 0;
       default: throw new UsageError(`unknown command ${JSON.stringify(first)}`);
