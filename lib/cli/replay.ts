@@ -1,7 +1,8 @@
 // `static-admissiond replay`: what a candidate manifest set would have answered to the writes in kube-apiserver's
 // audit log (lib/replay), against the set enforced now when --baseline-admission-config names it.
 // Exit 0: replayed (and, with a baseline, nothing the baseline allowed is denied); 1: with a baseline, the candidate
-// denies writes the baseline allowed; 2: the command line, a configuration, a log or the --namespaces file is bad.
+// denies writes the baseline allowed; 2: the command line, a configuration, a log or the --namespaces file is bad;
+// 130: interrupted (SIGINT, SIGTERM), after reporting what was replayed.
 import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createLogger } from '../log/logger.js';
@@ -9,7 +10,7 @@ import { loadReplayChain } from '../replay/chains.js';
 import type { ChainSpec } from '../replay/chains.js';
 import { defaultMaxTrackedObjects, namespaceObjects } from '../replay/objects.js';
 import type { StoredObject } from '../replay/objects.js';
-import { jsonEvent, jsonSummary, junitReport, ReplayReport, textReport } from '../replay/report.js';
+import { jsonEvent, jsonSkipped, jsonSummary, junitReport, ReplayReport, textReport } from '../replay/report.js';
 import { runReplay } from '../replay/run.js';
 import type { Progress } from '../replay/run.js';
 import { ReplayShard } from '../replay/shard.js';
@@ -129,6 +130,7 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
     first = false;
   };
   let malformed = 0;
+  let interrupted = false;
   const onProgress = progressLine(io);
   try {
     const perShard = Math.max(1, Math.ceil(maxObjects / Math.max(1, workers)));
@@ -143,7 +145,10 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
         if (++malformed <= 5) io.stderr(`${onProgress ? '\n' : ''}warning: ${m.file}:${m.line}: skipped, not an audit event: ${m.malformed}\n`);
       },
       ...(onProgress === undefined ? {} : { onProgress }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
+    if (totals.interrupted) io.stderr(`${onProgress ? '\n' : ''}replay: interrupted after ${totals.read.toLocaleString('en-US')} events; the report covers those\n`);
+    interrupted = totals.interrupted;
     if (onProgress !== undefined) io.stderr('\n');
     report.read = totals.read;
     for (const [reason, n] of Object.entries(totals.skipped)) report.skipped[reason as keyof typeof report.skipped] = (report.skipped[reason as keyof typeof report.skipped] ?? 0) + n;
@@ -155,8 +160,9 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
     await Promise.all(loaded.map((c) => c.close()));
   }
   if (malformed > 5) io.stderr(`warning: ${malformed} records in all were not audit events\n`);
-  if (output === 'json') await out.write(`${first ? '' : '\n'}],\n"summary":${JSON.stringify(jsonSummary(report))}}\n`);
+  if (output === 'json') await out.write(`${first ? '' : '\n'}],\n"skipped":${JSON.stringify(jsonSkipped(report))},\n"summary":${JSON.stringify(jsonSummary(report))}}\n`);
   else await out.write(output === 'junit' ? junitReport(report) : textReport(report));
   await out.flush();
+  if (interrupted) return 130;
   return report.withBaseline && report.count('newly-denied') > 0 ? 1 : 0;
 }

@@ -110,14 +110,25 @@ export async function* readAuditRecords(files: readonly string[]): AsyncGenerato
     const state = { inString: false };
     for await (const line of lines) {
       n++;
+      const trimmed = line.trim();
+      if (pending.length > 0 && trimmed.startsWith('{"')) {
+        // a JSON line where a pretty-printed value was still open: that value was cut short
+        yield { file, line: pendingLine, malformed: 'a JSON value cut short (the next line starts another)' };
+        pending = [];
+      }
       if (pending.length === 0) {
-        const trimmed = line.trim();
         if (trimmed === '') continue;
-        // the fast path: a JSON line (starts with {, ends with }); its balance is checked only if it fails to parse
-        if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
-          yield* recordsOf(file, n, trimmed);
+        // the fast path: a JSON line (starts with {, ends with }); a malformed one fails to parse later
+        if (trimmed.startsWith('{') && trimmed !== '{') {
+          if (trimmed.endsWith('}')) yield* recordsOf(file, n, trimmed);
+          else yield { file, line: n, malformed: 'a JSON line cut short (a truncated write?)' };
           continue;
         }
+        if (trimmed !== '{') {
+          yield { file, line: n, malformed: `not a JSON object: ${JSON.stringify(trimmed.slice(0, 40))}` };
+          continue;
+        }
+        // `{` alone: a pretty-printed value (a saved webhook backend body), read until its braces balance
         pendingLine = n;
         state.inString = false;
         depth = 0;
@@ -125,10 +136,9 @@ export async function* readAuditRecords(files: readonly string[]): AsyncGenerato
       pending.push(line);
       depth += depthChange(line, state);
       if (depth <= 0 && !state.inString) {
-        const text = pending.join('\n').trim();
+        const text = pending.join('\n');
         pending = [];
-        if (text.startsWith('{')) yield* recordsOf(file, pendingLine, text);
-        else yield { file, line: pendingLine, malformed: `not a JSON object: ${JSON.stringify(text.slice(0, 40))}` };
+        yield* recordsOf(file, pendingLine, text);
       }
     }
     if (pending.length > 0) yield { file, line: pendingLine, malformed: 'unexpected end of file inside a JSON value (a truncated last line?)' };

@@ -206,11 +206,16 @@ export function jsonEvent(r: ReplayedEvent): Record<string, unknown> {
   return out;
 }
 
-/** `-o json`'s closing part: counts, skipped counts by reason, and the changes' counts with a baseline. */
-export function jsonSummary(report: ReplayReport): Record<string, unknown> {
+/** `-o json`'s skipped events, counted by reason. */
+export function jsonSkipped(report: ReplayReport): Record<string, number> {
   const skipped: Record<string, number> = {};
   for (const r of skipReasons) if ((report.skipped[r] ?? 0) > 0) skipped[r] = report.skipped[r]!;
-  const out: Record<string, unknown> = { read: report.read, replayed: report.replayed, ...report.outcomes, skipped };
+  return skipped;
+}
+
+/** `-o json`'s closing counts, and the changes' counts with a baseline. */
+export function jsonSummary(report: ReplayReport): Record<string, unknown> {
+  const out: Record<string, unknown> = { read: report.read, replayed: report.replayed, ...report.outcomes };
   if (report.withBaseline) out.changes = Object.fromEntries(diffCategories.filter((c) => c !== 'unknown').map((c) => [c, report.count(c)]));
   return out;
 }

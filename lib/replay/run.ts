@@ -45,6 +45,8 @@ export interface ReplayRunOptions {
   readonly onProgress?: (progress: Progress) => void;
   readonly batchSize?: number;
   readonly maxInFlight?: number;
+  /** stops reading: what was handed to the shards is still decided and delivered */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReplayTotals {
@@ -52,6 +54,8 @@ export interface ReplayTotals {
   readonly read: number;
   /** skipped before a shard saw them, by reason (the shards' skips come as results) */
   readonly skipped: Readonly<Partial<Record<SkipReason, number>>>;
+  /** reading stopped early (the signal) */
+  readonly interrupted: boolean;
 }
 
 interface Shard {
@@ -91,18 +95,20 @@ async function workerShard(data: ReplayWorkerData): Promise<Shard> {
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
   };
+  // only the listeners added here are removed: Worker keeps its own (newListener) to start its message port
+  let onError: (err: Error) => void = () => {};
+  let onExit: (code: number) => void = () => {};
+  let onMessage: (m: WorkerReply) => void = () => {};
   await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`replay worker exited with code ${code} before it was ready`)));
-    worker.once('message', (m: WorkerReply) => {
-      if ('fatal' in m) reject(new Error(m.fatal));
-      else resolve();
-    });
+    onError = reject;
+    onExit = (code) => reject(new Error(`replay worker exited with code ${code} before it was ready`));
+    onMessage = (m) => ('fatal' in m ? reject(new Error(m.fatal)) : resolve());
+    worker.once('error', onError).once('exit', onExit).once('message', onMessage);
   }).catch(async (err: Error) => {
     await worker.terminate();
     throw err;
   });
-  worker.removeAllListeners();
+  worker.off('error', onError).off('exit', onExit).off('message', onMessage);
   worker.on('error', (err) => failAll(err));
   worker.on('exit', (code) => failAll(new Error(`replay worker exited with code ${code}`)));
   worker.on('message', (m: WorkerReply) => {
@@ -122,7 +128,7 @@ async function workerShard(data: ReplayWorkerData): Promise<Shard> {
       });
     },
     async close() {
-      worker.removeAllListeners('exit');
+      failure ??= new Error('replay worker closed');
       await worker.terminate();
     },
     get inFlight() {
@@ -193,7 +199,7 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayTotals
   let lastProgress = 0;
   try {
     for await (const record of readAuditRecords(options.files)) {
-      if (failure !== undefined) break;
+      if (failure !== undefined || options.signal?.aborted === true) break;
       read++;
       if ('malformed' in record) {
         skipped.malformed = (skipped.malformed ?? 0) + 1;
@@ -224,5 +230,5 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayTotals
   } finally {
     await Promise.all(shards.map((s) => s.close()));
   }
-  return { read, skipped };
+  return { read, skipped, interrupted: options.signal?.aborted === true };
 }
