@@ -31,10 +31,11 @@ import type { PatchOperation } from '../admission/mutating/json-patch.js';
 import type { JsonObject } from '../manifest/document.js';
 import { builtinByResource, connectOptionKinds } from '../testsuite/kinds.js';
 import type { GroupVersionKind } from '../testsuite/kinds.js';
-import { optionFields, wipeSystemFields } from '../testsuite/request.js';
+import { wipeSystemFields } from '../testsuite/request.js';
 import { connectSubresources, objectKey } from './filter.js';
 import type { SkipReason } from './filter.js';
 import type { ObjectTracker, StoredObject } from './objects.js';
+import { connectOptions, deleteOptions, optionsFromQuery, query } from './uri.js';
 
 export interface AuditObjectRef {
   readonly resource?: string;
@@ -108,72 +109,6 @@ function userInfoOf(user: AuditUser | null | undefined): UserInfo {
   if (user?.groups && user.groups.length > 0) info.groups = [...user.groups];
   if (user?.extra && Object.keys(user.extra).length > 0) info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
   return info;
-}
-
-function query(uri: string): URLSearchParams {
-  const q = uri.indexOf('?');
-  return new URLSearchParams(q === -1 ? '' : uri.slice(q + 1));
-}
-
-/** Go's strconv.ParseBool true values, as the parameter codec converts query booleans. */
-const isTrue = (v: string | null): boolean => v !== null && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
-
-type OptionsOperation = keyof typeof optionFields;
-
-function optionsFromQuery(operation: OptionsOperation, q: URLSearchParams): Obj {
-  const out: Obj = { kind: optionFields[operation].kind, apiVersion: 'meta.k8s.io/v1' };
-  for (const field of optionFields[operation].fields) {
-    if (field === 'dryRun') {
-      const values = q.getAll('dryRun');
-      if (values.length > 0) out.dryRun = values;
-    } else if (field === 'gracePeriodSeconds') {
-      const v = q.get(field);
-      if (v !== null && /^-?\d+$/.test(v)) out[field] = Number(v);
-    } else if (field === 'orphanDependents') {
-      const v = q.get(field);
-      if (v !== null) out[field] = isTrue(v);
-    } else {
-      const v = q.get(field);
-      if (v !== null && v !== '') out[field] = v;
-    }
-  }
-  return out;
-}
-
-/** A DELETE's options: its body when it had one (the requestObject), else the query (delete.go). */
-function deleteOptions(event: AuditEvent, q: URLSearchParams): Obj {
-  const body = event.requestObject;
-  if (!isObj(body)) return optionsFromQuery('DELETE', q);
-  const out: Obj = { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' };
-  for (const field of optionFields.DELETE.fields) if (body[field] !== undefined && body[field] !== null) out[field] = body[field];
-  return out;
-}
-
-/** The options object a CONNECT request carries, from the query as the parameter codec decodes it. */
-function connectOptions(kind: string, subresource: string, uri: string, q: URLSearchParams): Obj {
-  const out: Obj = { kind, apiVersion: 'v1' };
-  switch (kind) {
-    case 'PodExecOptions':
-    case 'PodAttachOptions':
-      for (const f of ['stdin', 'stdout', 'stderr', 'tty']) if (isTrue(q.get(f))) out[f] = true;
-      if (q.get('container')) out.container = q.get('container');
-      if (kind === 'PodExecOptions') out.command = q.getAll('command');
-      break;
-    case 'PodPortForwardOptions': {
-      const ports = q.getAll('ports').flatMap((p) => p.split(',')).filter((p) => /^\d+$/.test(p)).map(Number);
-      if (ports.length > 0) out.ports = ports;
-      break;
-    }
-    default: {
-      // proxy: the path after /proxy in the URL (NewConnectOptions names "path" as the subpath parameter)
-      const path = uri.split('?')[0]!;
-      const at = path.indexOf(`/${subresource}`);
-      const rest = at === -1 ? '' : path.slice(at + subresource.length + 1);
-      const p = rest !== '' ? rest : q.get('path') ?? '';
-      if (p !== '') out.path = p;
-    }
-  }
-  return out;
 }
 
 interface TypeInfo {
@@ -351,7 +286,7 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
       break;
     }
     default: {
-      options = deleteOptions(event, q);
+      options = deleteOptions(event.requestObject, q);
       oldObject = knownOld ?? null;
       if (knownOld === undefined) {
         mutateMissing.push(missing('oldObject', whyNoOld));

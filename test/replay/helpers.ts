@@ -69,8 +69,8 @@ export function policySet(dir: string, name: string, policies: string): string {
   return config;
 }
 
-/** A ValidatingAdmissionPolicy on configmaps (CREATE, UPDATE unless given) with its binding. */
-export function configMapPolicy(name: string, validation: string, operations = '["CREATE", "UPDATE"]'): string {
+/** A ValidatingAdmissionPolicy `<name>.static.k8s.io` with `resourceRules` and `validations` (YAML), and its binding. */
+export function boundPolicy(name: string, resourceRules: string, validations: string): string {
   return `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata:
@@ -79,12 +79,9 @@ spec:
   failurePolicy: Fail
   matchConstraints:
     resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ${operations}
-      resources: ["configmaps"]
+${resourceRules}
   validations:
-${validation}
+${validations}
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -94,4 +91,12 @@ spec:
   policyName: ${name}.static.k8s.io
   validationActions: [Deny]
 `;
+}
+
+/** A ValidatingAdmissionPolicy on configmaps (CREATE, UPDATE unless given) with its binding. */
+export function configMapPolicy(name: string, validation: string, operations = '["CREATE", "UPDATE"]'): string {
+  return boundPolicy(name, `    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ${operations}
+      resources: ["configmaps"]`, validation);
 }
