@@ -203,3 +203,37 @@ test('the executable: worker threads decide as the reading thread does, and a lo
   assert.deepEqual(a, JSON.parse(inline.out));
   assert.equal(a.results.filter((e) => e.result === 'denied').length, 86);
 });
+
+test('the baseline diff\'s other changes: newly allowed, new warnings, changed messages', async () => {
+  const strict = configMapPolicy('size', `  - expression: "!has(object.metadata.labels) || object.metadata.labels.size() < 1"
+    message: no labels allowed
+`);
+  const warnOnly = strict.replace('validationActions: [Deny]', 'validationActions: [Warn]');
+  const reworded = configMapPolicy('size', `  - expression: "!has(object.metadata.labels) || object.metadata.labels.size() < 1"
+    message: labels are not allowed here
+`);
+  const before = policySet(tmp.dir, 'diff-before', strict);
+  const warned = policySet(tmp.dir, 'diff-warn', warnOnly);
+  const changed = policySet(tmp.dir, 'diff-reworded', reworded);
+  const logFile = join(tmp.dir, 'diff.log');
+  writeFileSync(logFile, jsonLines([createA, labelA]));
+  const loosened = await run(['replay', '--workers', '0', '--admission-config', warned, '--baseline-admission-config', before, logFile]);
+  assert.equal(loosened.code, 0, loosened.err);
+  assert.match(loosened.out, /Candidate against baseline: 0 newly denied, 1 newly allowed, 1 new warnings, 0 changed messages/);
+  assert.match(loosened.out, /Newly allowed \(the baseline denied them\): 1\n  ValidatingAdmissionPolicy 'size.static.k8s.io' with binding 'size-binding.static.k8s.io': 1\n    message: configmaps "a" is forbidden: ValidatingAdmissionPolicy 'size.static.k8s.io' with binding 'size-binding.static.k8s.io' denied request: no labels allowed\n/);
+  assert.match(loosened.out, /New warnings: 1\n  ValidatingAdmissionPolicy 'size.static.k8s.io' with binding 'size-binding.static.k8s.io': 1\n    message: Validation failed for ValidatingAdmissionPolicy 'size.static.k8s.io' with binding 'size-binding.static.k8s.io': no labels allowed\n/);
+  const reworded2 = await run(['replay', '--workers', '0', '--admission-config', changed, '--baseline-admission-config', before, logFile]);
+  assert.equal(reworded2.code, 0, reworded2.err);
+  assert.match(reworded2.out, /Denied with a changed message: 1\n.*: 1\n    message: configmaps "a" is forbidden: .*denied request: no labels allowed\n      now: configmaps "a" is forbidden: .*denied request: labels are not allowed here\n/);
+});
+
+test('a progress line is drawn on stderr only when it is a terminal', async () => {
+  const { main } = await import('../../lib/cli/main.js');
+  for (const tty of [true, false]) {
+    let err = '';
+    const code = await main(['replay', '--workers', '0', '--admission-config', candidate, join(tmp.dir, 'audit.log')], { stdout: () => {}, stderr: (t) => (err += t), stderrIsTTY: tty });
+    assert.equal(code, 0);
+    if (tty) assert.match(err, /\rreplay: 7 events read, 4 writes decided \(\d[\d,]* events\/s\)\u001b\[K\n$/);
+    else assert.equal(err, '');
+  }
+});
