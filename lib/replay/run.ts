@@ -2,8 +2,9 @@
 // alone (filter.ts), and routes each write to a shard by the object it writes, in batches; the shards rebuild and
 // decide on worker threads, one per core (or here, with no workers); their results are handed on in input order.
 //
-// Memory is bounded: each shard has at most `maxInFlight` batches outstanding (reading waits for it), the results
-// waiting for an earlier one are at most those batches, and each shard tracks at most maxObjects stored objects.
+// Memory is bounded: each shard has at most `maxInFlight` batches outstanding and the results not yet delivered (held
+// for an earlier one, or by a slow stdout) at most as many as all shards' batches — reading waits for both — and each
+// shard tracks at most maxObjects stored objects.
 import { Worker } from 'node:worker_threads';
 import type { ChainSpec } from './chains.js';
 import { readAuditRecords } from './events.js';
@@ -166,14 +167,20 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayTotals
   // delivery runs one at a time, in input order
   let delivering: Promise<void> = Promise.resolve();
 
+  let deliveryActive = false;
   const deliver = (): void => {
     delivering = delivering.then(async () => {
-      while (ready.has(nextSeq)) {
-        const r = ready.get(nextSeq)!;
-        ready.delete(nextSeq);
-        nextSeq++;
-        decided++;
-        await options.onResult(r);
+      deliveryActive = true;
+      try {
+        while (ready.has(nextSeq)) {
+          const r = ready.get(nextSeq)!;
+          ready.delete(nextSeq);
+          nextSeq++;
+          decided++;
+          await options.onResult(r);
+        }
+      } finally {
+        deliveryActive = false;
       }
     });
   };
@@ -192,8 +199,20 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayTotals
     ).finally(() => sends.delete(p));
     sends.add(p);
   };
+  // results waiting to be delivered (for an earlier one, or for a slow stdout) hold reading back too
+  const backlogLimit = shards.length * maxInFlight * batchSize;
   const waitForRoom = async (i: number): Promise<void> => {
-    while (shards[i]!.inFlight >= maxInFlight && failure === undefined) await Promise.race(sends);
+    while (failure === undefined) {
+      const full = ready.size >= backlogLimit;
+      if (!full && shards[i]!.inFlight < maxInFlight) return;
+      // the result delivery waits for may sit in another shard's unsent batch
+      if (full) for (let j = 0; j < shards.length; j++) flush(j);
+      const waits: Array<Promise<unknown>> = [...sends];
+      if (full && deliveryActive) waits.push(delivering);
+      // nothing in flight can change it: go on rather than wait forever
+      if (waits.length === 0) return;
+      await Promise.race(waits);
+    }
   };
 
   let lastProgress = 0;
