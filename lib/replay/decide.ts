@@ -45,10 +45,10 @@ const noBody = new Uint8Array(0);
 
 const hookLabel = (hook: PolicyHook): string => `${hook.policy.kind ?? 'policy'} "${hook.policy.metadata?.name ?? ''}"`;
 
+/** The match resources with selectors that match everything (`{}`, as loading defaults them; nil is an error). */
 function withoutSelectors(m: MatchResources | null | undefined): MatchResources | null | undefined {
   if (m === null || m === undefined) return m;
-  const { objectSelector: _o, namespaceSelector: _n, ...rest } = m;
-  return rest;
+  return { ...m, objectSelector: {}, namespaceSelector: {} };
 }
 
 const rulesOnly = new WeakMap<PolicyHook, Pick<PolicyHook, 'policy' | 'bindings'>>();
