@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { createLogger } from '../log/logger.js';
 import { loadReplayChain } from '../replay/chains.js';
 import type { ChainSpec } from '../replay/chains.js';
-import { defaultMaxTrackedObjects, namespaceObjects } from '../replay/objects.js';
+import { defaultMaxTrackedObjects, namespaceObjects, NamespacesFileError } from '../replay/objects.js';
 import type { StoredObject } from '../replay/objects.js';
 import { jsonEvent, jsonSkipped, jsonSummary, junitReport, ReplayReport, textReport } from '../replay/report.js';
 import { runReplay } from '../replay/run.js';
@@ -114,7 +114,7 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
     if (baselineSpec !== undefined) loaded.push(loadReplayChain(baselineSpec, logger));
   } catch (err) {
     await Promise.all(loaded.map((c) => c.close()));
-    const where = err instanceof SyntaxError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
+    const where = err instanceof SyntaxError || err instanceof NamespacesFileError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
     io.stderr(`error: ${where}${(err as Error).message}\n`);
     return 2;
   }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { tempDir } from '../helpers/fs.js';
 import { run } from '../cli/helpers.js';
-import { auditEvent, configMapPolicy, jsonLines, policySet } from './helpers.js';
+import { auditEvent, boundPolicy, configMapPolicy, jsonLines, policySet } from './helpers.js';
 import type { Json } from './helpers.js';
 
 const executable = fileURLToPath(new URL('../../cmd/static-admissiond.js', import.meta.url));
@@ -236,4 +236,29 @@ test('a progress line is drawn on stderr only when it is a terminal', async () =
     if (tty) assert.match(err, /\rreplay: 7 events read, 4 writes decided \(\d[\d,]* events\/s\)\u001b\[K\n$/);
     else assert.equal(err, '');
   }
+});
+
+test('--namespaces: the stored Namespaces are the old objects of the log\'s first namespace writes', async () => {
+  const immutableEnv = boundPolicy('env', `    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["UPDATE"]
+      resources: ["namespaces"]`, `  - expression: "oldObject.metadata.labels['env'] == object.metadata.labels['env']"
+    message: env is immutable
+`);
+  const set = policySet(tmp.dir, 'namespaces', immutableEnv);
+  const namespace = (env: string, rv: string): Json => ({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'team', resourceVersion: rv, labels: { env, 'kubernetes.io/metadata.name': 'team' } }, spec: { finalizers: ['kubernetes'] } });
+  // requests on a Namespace carry its name as their namespace (S/endpoints/request/requestinfo.go)
+  writeFileSync(join(tmp.dir, 'ns.log'), jsonLines([auditEvent({ auditID: 'ns-patch', verb: 'patch', requestURI: '/api/v1/namespaces/team', objectRef: { resource: 'namespaces', namespace: 'team', name: 'team', apiVersion: 'v1' },
+    requestObject: { metadata: { labels: { env: 'dev' } } }, responseObject: namespace('dev', '31') })]));
+  const list = join(tmp.dir, 'namespaces.json');
+  const exported = namespace('prod', '30');
+  delete ((exported.metadata as Json).labels as Json)['kubernetes.io/metadata.name'];
+  writeFileSync(list, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [exported] }));
+  const known = await run(['replay', '--workers', '0', '-o', 'json', '--namespaces', list, '--admission-config', set, join(tmp.dir, 'ns.log')]);
+  assert.equal(known.code, 0, known.err);
+  const result = (JSON.parse(known.out) as { results: Json[] }).results[0]!;
+  assert.equal(result.result, 'denied');
+  assert.match(((result.response as Json).status as Json).message as string, /^namespaces "team" is forbidden: .* denied request: env is immutable$/);
+  const unknown = await run(['replay', '--workers', '0', '-o', 'json', '--admission-config', set, join(tmp.dir, 'ns.log')]);
+  assert.equal((JSON.parse(unknown.out) as { results: Json[] }).results[0]!.result, 'unknown');
 });
