@@ -16,8 +16,8 @@
 //   one, else from the query, as delete.go decodes them; options kind/apiVersion meta.k8s.io/v1;
 // - the object /mutate is sent: a create's or update's requestObject (LogRequestObject logs the decoded object before
 //   the field manager and admission run), system fields wiped on CREATE, with the managedFields the field manager set
-//   before admission taken from the responseObject (admission does not change them); a JSON patch applied to the old
-//   object; otherwise unknown (a merge, strategic-merge or apply patch needs the type's schema);
+//   before admission taken from the responseObject (admission does not change them); a patch applied to the old
+//   object when its meaning does not depend on its type, which the log does not record (patch.ts); otherwise unknown;
 // - the object /validate is sent: the responseObject (level RequestResponse) — the object as every mutating
 //   admission plugin left it, in-tree ones included — with the resourceVersion it had before it was stored; without a
 //   responseObject, the /mutate object patched by the /mutate answer, as the apiserver does;
@@ -26,8 +26,6 @@
 // The request uid is the event's auditID: upstream gives every admission call a fresh UUID, and the auditID ties the
 // replayed answer to its event.
 import type { AdmissionRequest, UserInfo } from '../api/admission.js';
-import { applyJsonPatch } from '../admission/mutating/json-patch.js';
-import type { PatchOperation } from '../admission/mutating/json-patch.js';
 import type { JsonObject } from '../manifest/document.js';
 import { builtinByResource, connectOptionKinds } from '../testsuite/kinds.js';
 import type { GroupVersionKind } from '../testsuite/kinds.js';
@@ -35,6 +33,7 @@ import { wipeSystemFields } from '../testsuite/request.js';
 import { connectSubresources, objectKey } from './filter.js';
 import type { SkipReason } from './filter.js';
 import type { ObjectTracker, StoredObject } from './objects.js';
+import { applyLoggedPatch } from './patch.js';
 import { connectOptions, deleteOptions, optionsFromQuery, query } from './uri.js';
 
 export interface AuditObjectRef {
@@ -268,16 +267,12 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
       }
       if (verb === 'update' && sameType(event.requestObject, type.kind.kind)) {
         mutateObject = withManagedFields(event.requestObject);
-      } else if (verb === 'patch' && Array.isArray(event.requestObject) && oldObject !== null) {
-        try {
-          mutateObject = withManagedFields(applyJsonPatch(oldObject, event.requestObject as PatchOperation[], { failedTest: 'error' }) as Obj);
-        } catch {
-          mutateMissing.push(missing('object', 'the JSON patch does not apply to the tracked old object'));
-        }
+      } else if (verb === 'patch' && oldObject !== null) {
+        const patched = applyLoggedPatch(oldObject, event.requestObject);
+        if ('object' in patched) mutateObject = withManagedFields(patched.object);
+        else mutateMissing.push(missing('object', patched.why));
       } else {
-        mutateMissing.push(missing('object', verb === 'patch'
-          ? (Array.isArray(event.requestObject) ? 'a JSON patch needs the old object, which is not known' : 'a patch logs the patch, not the object (merge, strategic-merge and apply patches are not re-applied)')
-          : 'the request object is not logged'));
+        mutateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the old object it applies to is not known' : 'the request object is not logged'));
       }
       const previousRV = sentRV !== '' ? sentRV : oldObject !== null ? str(meta(oldObject).resourceVersion) : '';
       if (stored !== undefined) validateObject = beforeStorage(stored, previousRV !== '' ? previousRV : str(meta(stored).resourceVersion));
