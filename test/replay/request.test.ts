@@ -42,6 +42,15 @@ function withRV(o: unknown, rv: string): Json {
 }
 
 const deleteOptions = (fields: Json): Json => ({ kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...fields });
+const path = (ref: Json): string => `/api/v1/namespaces/${ref.namespace as string}/${ref.resource as string}`;
+
+/** kubectl's writes as the log records them: URI (with the query kubectl sends), objectRef, code, objects. */
+const create = (ref: Json, query: string, requestObject: unknown, responseObject: unknown, code = 201): Json =>
+  auditEvent({ verb: 'create', requestURI: `${path(ref)}?${query}`, objectRef: ref, code, requestObject, responseObject });
+const patch = (ref: Json, fieldManager: string, requestObject: unknown, responseObject: unknown, code = 200): Json =>
+  auditEvent({ verb: 'patch', requestURI: `${path(ref)}/${ref.name as string}?fieldManager=${fieldManager}`, objectRef: ref, code, requestObject, responseObject });
+const remove = (ref: Json, options: Json, responseObject: unknown, code = 200): Json =>
+  auditEvent({ verb: 'delete', requestURI: `${path(ref)}/${ref.name as string}`, objectRef: ref, code, requestObject: deleteOptions(options), responseObject });
 
 /** Asserts the rebuilt request equals the captured one, field by field; `skip` names fields the log cannot give. */
 function assertRequest(actual: Json, expected: Json, auditID: string, skip: readonly string[] = []): void {
@@ -56,94 +65,79 @@ function assertRequest(actual: Json, expected: Json, auditID: string, skip: read
 const session: Array<{ name: string; event: Json; mutate?: string; validate?: string; mutateSkip?: string[]; validateSkip?: string[] }> = [
   {
     name: 'CREATE ConfigMap cm1',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/configmaps?fieldManager=kubectl-create&fieldValidation=Strict', objectRef: cmRef('cm1'), code: 201,
-      requestObject: without(captured('001-mutate-CREATE-ConfigMap-cm1').object, 'managedFields'), responseObject: captured('003-validate-UPDATE-ConfigMap-cm1').oldObject }),
+    event: create(cmRef('cm1'), 'fieldManager=kubectl-create&fieldValidation=Strict', without(captured('001-mutate-CREATE-ConfigMap-cm1').object, 'managedFields'), captured('003-validate-UPDATE-ConfigMap-cm1').oldObject),
     mutate: '001-mutate-CREATE-ConfigMap-cm1', validate: '002-validate-CREATE-ConfigMap-cm1',
   },
   {
     name: 'UPDATE ConfigMap cm1 by a merge patch',
-    event: auditEvent({ verb: 'patch', requestURI: '/api/v1/namespaces/wh/configmaps/cm1?fieldManager=kubectl-patch', objectRef: cmRef('cm1'),
-      requestObject: { data: { a: '2' } }, responseObject: captured('004-validate-UPDATE-ConfigMap-cm1').oldObject }),
+    event: patch(cmRef('cm1'), 'kubectl-patch', { data: { a: '2' } }, captured('004-validate-UPDATE-ConfigMap-cm1').oldObject),
     validate: '003-validate-UPDATE-ConfigMap-cm1',
   },
   {
     // denied: no response object, so /validate is sent the patched object, patched again by the /mutate answer
     name: 'UPDATE ConfigMap cm1 denied',
-    event: auditEvent({ verb: 'patch', requestURI: '/api/v1/namespaces/wh/configmaps/cm1?fieldManager=kubectl-label', objectRef: cmRef('cm1'), code: 403,
-      requestObject: { metadata: { labels: { deny: 'true' } } }, responseObject: status(403) }),
+    event: patch(cmRef('cm1'), 'kubectl-label', { metadata: { labels: { deny: 'true' } } }, status(403), 403),
     validate: '004-validate-UPDATE-ConfigMap-cm1', validateSkip: ['object'],
   },
   {
     // denied: managedFields are known only from a response object
     name: 'CREATE ConfigMap cm-deny denied',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/configmaps?fieldManager=kubectl-create&fieldValidation=Strict', objectRef: cmRef('cm-deny'), code: 403,
-      requestObject: without(captured('005-mutate-CREATE-ConfigMap-cm-deny').object, 'managedFields'), responseObject: status(403) }),
+    event: create(cmRef('cm-deny'), 'fieldManager=kubectl-create&fieldValidation=Strict', without(captured('005-mutate-CREATE-ConfigMap-cm-deny').object, 'managedFields'), status(403), 403),
   },
   {
     name: 'CREATE Pod p1',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/pods?fieldManager=kubectl-run', objectRef: podRef('p1'), code: 201,
-      requestObject: without(captured('007-validate-CREATE-Pod-p1').object, 'uid', 'creationTimestamp', 'managedFields'), responseObject: captured('014-validate-DELETE-Pod-p1').oldObject }),
+    event: create(podRef('p1'), 'fieldManager=kubectl-run', without(captured('007-validate-CREATE-Pod-p1').object, 'uid', 'creationTimestamp', 'managedFields'), captured('014-validate-DELETE-Pod-p1').oldObject),
     validate: '007-validate-CREATE-Pod-p1',
   },
   {
     name: 'CREATE ConfigMap cm-prot',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/configmaps?fieldManager=kubectl-create&fieldValidation=Strict', objectRef: cmRef('cm-prot'), code: 201,
-      requestObject: without(captured('009-mutate-CREATE-ConfigMap-cm-prot').object, 'managedFields'), responseObject: captured('011-validate-UPDATE-ConfigMap-cm-prot').oldObject }),
+    event: create(cmRef('cm-prot'), 'fieldManager=kubectl-create&fieldValidation=Strict', without(captured('009-mutate-CREATE-ConfigMap-cm-prot').object, 'managedFields'), captured('011-validate-UPDATE-ConfigMap-cm-prot').oldObject),
     mutate: '009-mutate-CREATE-ConfigMap-cm-prot', validate: '010-validate-CREATE-ConfigMap-cm-prot',
   },
   {
     name: 'UPDATE ConfigMap cm-prot (annotate)',
-    event: auditEvent({ verb: 'patch', requestURI: '/api/v1/namespaces/wh/configmaps/cm-prot?fieldManager=kubectl-annotate', objectRef: cmRef('cm-prot'),
-      requestObject: { metadata: { annotations: { protect: 'true' } } }, responseObject: captured('012-validate-DELETE-ConfigMap-cm-prot').oldObject }),
+    event: patch(cmRef('cm-prot'), 'kubectl-annotate', { metadata: { annotations: { protect: 'true' } } }, captured('012-validate-DELETE-ConfigMap-cm-prot').oldObject),
     validate: '011-validate-UPDATE-ConfigMap-cm-prot',
   },
   {
     name: 'DELETE ConfigMap cm-prot denied',
-    event: auditEvent({ verb: 'delete', requestURI: '/api/v1/namespaces/wh/configmaps/cm-prot', objectRef: cmRef('cm-prot'), code: 403,
-      requestObject: deleteOptions({ propagationPolicy: 'Background' }), responseObject: status(403) }),
+    event: remove(cmRef('cm-prot'), { propagationPolicy: 'Background' }, status(403), 403),
     validate: '012-validate-DELETE-ConfigMap-cm-prot',
   },
   {
     name: 'DELETE ConfigMap cm1',
-    event: auditEvent({ verb: 'delete', requestURI: '/api/v1/namespaces/wh/configmaps/cm1', objectRef: cmRef('cm1'),
-      requestObject: deleteOptions({ propagationPolicy: 'Background' }), responseObject: status(200) }),
+    event: remove(cmRef('cm1'), { propagationPolicy: 'Background' }, status(200)),
     validate: '013-validate-DELETE-ConfigMap-cm1',
   },
   {
     // the graceful delete answers the object with deletionTimestamp: the next DELETE's oldObject
     name: 'DELETE Pod p1 (--grace-period=0 --force), first call',
-    event: auditEvent({ verb: 'delete', requestURI: '/api/v1/namespaces/wh/pods/p1', objectRef: podRef('p1'),
-      requestObject: deleteOptions({ gracePeriodSeconds: 0, propagationPolicy: 'Background' }), responseObject: captured('015-validate-DELETE-Pod-p1').oldObject }),
+    event: remove(podRef('p1'), { gracePeriodSeconds: 0, propagationPolicy: 'Background' }, captured('015-validate-DELETE-Pod-p1').oldObject),
     validate: '014-validate-DELETE-Pod-p1',
   },
   {
     name: 'DELETE Pod p1, second call',
-    event: auditEvent({ verb: 'delete', requestURI: '/api/v1/namespaces/wh/pods/p1', objectRef: podRef('p1'),
-      requestObject: deleteOptions({ gracePeriodSeconds: 0, propagationPolicy: 'Background' }), responseObject: status(200) }),
+    event: remove(podRef('p1'), { gracePeriodSeconds: 0, propagationPolicy: 'Background' }, status(200)),
     validate: '015-validate-DELETE-Pod-p1',
   },
   {
     name: 'CREATE ConfigMap cm-dry (--dry-run=server)',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/configmaps?dryRun=All&fieldManager=kubectl-create&fieldValidation=Strict', objectRef: cmRef('cm-dry'), code: 201,
-      requestObject: without(captured('016-mutate-CREATE-ConfigMap-cm-dry').object, 'managedFields'), responseObject: captured('017-validate-CREATE-ConfigMap-cm-dry').object }),
+    event: create(cmRef('cm-dry'), 'dryRun=All&fieldManager=kubectl-create&fieldValidation=Strict', without(captured('016-mutate-CREATE-ConfigMap-cm-dry').object, 'managedFields'), captured('017-validate-CREATE-ConfigMap-cm-dry').object),
     mutate: '016-mutate-CREATE-ConfigMap-cm-dry', validate: '017-validate-CREATE-ConfigMap-cm-dry',
   },
   {
     name: 'CREATE Pod p3',
-    event: auditEvent({ verb: 'create', requestURI: '/api/v1/namespaces/wh/pods?fieldManager=kubectl-run', objectRef: podRef('p3'), code: 201,
-      requestObject: without(captured('018-validate-CREATE-Pod-p3').object, 'uid', 'creationTimestamp', 'managedFields'), responseObject: captured('019-validate-UPDATE-Pod-p3').oldObject }),
+    event: create(podRef('p3'), 'fieldManager=kubectl-run', without(captured('018-validate-CREATE-Pod-p3').object, 'uid', 'creationTimestamp', 'managedFields'), captured('019-validate-UPDATE-Pod-p3').oldObject),
     validate: '018-validate-CREATE-Pod-p3',
   },
   {
     name: 'UPDATE Pod p3 (label)',
-    event: auditEvent({ verb: 'patch', requestURI: '/api/v1/namespaces/wh/pods/p3?fieldManager=kubectl-label', objectRef: podRef('p3'),
-      requestObject: { metadata: { labels: { tier: 'web' } } }, responseObject: captured('020-validate-DELETE-Pod-p3').oldObject }),
+    event: patch(podRef('p3'), 'kubectl-label', { metadata: { labels: { tier: 'web' } } }, captured('020-validate-DELETE-Pod-p3').oldObject),
     validate: '019-validate-UPDATE-Pod-p3',
   },
   {
     name: 'DELETE Pod p3 (Foreground)',
-    event: auditEvent({ verb: 'delete', requestURI: '/api/v1/namespaces/wh/pods/p3', objectRef: podRef('p3'),
-      requestObject: deleteOptions({ gracePeriodSeconds: 0, propagationPolicy: 'Foreground' }), responseObject: status(200) }),
+    event: remove(podRef('p3'), { gracePeriodSeconds: 0, propagationPolicy: 'Foreground' }, status(200)),
     validate: '020-validate-DELETE-Pod-p3',
   },
   {
