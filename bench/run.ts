@@ -17,6 +17,9 @@
 // open loop, rounds alternating between servers, printing what (b) and (c) add to (a)'s p50 and p99, and the bars:
 //   at 50 req/s, added p50 <= 0.15 ms and added p99 <= 0.5 ms;  at 1,000 req/s, added p99 <= 0.5 ms.
 //
+// The other cases are their own scripts: npm run bench:reload, bench:webhooks, bench:test, bench:shadow, and
+// bench:replay (the `replay` command over one million audit events, on one core and on all).
+//
 // Flags: --seconds N (closed-loop round length, default 3), --rounds N (default 3), --connections N (default 16),
 // --open-seconds N (default 3), --rates 250,500,1000, --workers N (pool size of b; default: the daemon's),
 // --low-rates 50,200, --low-seconds N (per rate and round, default 8), --low-rounds N (default 3).

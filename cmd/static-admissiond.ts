@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one executable: wires process argv, stdio and signals to the CLI and exits with its code once everything it
 // wrote has reached stdout and stderr (a pipe read slowly holds what process.exit would drop).
+import { once } from 'node:events';
 import { main } from '../lib/cli/main.js';
 
 const controller = new AbortController();
@@ -37,6 +38,10 @@ main(process.argv.slice(2), {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   },
+  drain: async () => {
+    if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+  },
+  stderrIsTTY: process.stderr.isTTY === true,
 }).then(
   (code) => exitWhenWritten(code),
   (err: unknown) => {

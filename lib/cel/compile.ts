@@ -142,6 +142,7 @@ function createCompiled(
   outputType: string,
   constructions: readonly Construction[],
   usesAuthorizer: boolean,
+  variables: ReadonlySet<string>,
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
   const { evaluate: run, slotCount } = planned;
@@ -164,7 +165,7 @@ function createCompiled(
     }
     return runMetered(expression, run, context, slotCount, options);
   };
-  return Object.freeze({ expression, outputType, constructions, usesAuthorizer, evaluate });
+  return Object.freeze({ expression, outputType, constructions, usesAuthorizer, variables, evaluate });
 }
 
 /**
@@ -258,7 +259,7 @@ function compileUncached(request: CompileRequest): CompileResult {
   } catch (error) {
     return internal(error);
   }
-  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions, references.usesAuthorizer) };
+  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions, references.usesAuthorizer, references.variables) };
 }
 
 function cacheKey(request: CompileRequest): string {

@@ -69,6 +69,8 @@ class ReferenceChecker {
   hasAggregateLiterals = false;
   /** whether `authorizer` or `authorizer.requestResource` is read */
   usesAuthorizer = false;
+  /** the declared variables read (object, oldObject, request, namespaceObject, variables, …) */
+  readonly variables = new Set<string>();
   private readonly declared: ReadonlySet<string>;
   private readonly functions: ReadonlySet<string>;
   private readonly decl: EnvironmentDeclarations;
@@ -145,6 +147,7 @@ class ReferenceChecker {
       return undefined;
     }
     if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) this.usesAuthorizer = true;
+    this.variables.add(name);
     return rootSchema(name, this.variableNames, this.decl);
   }
 
@@ -200,6 +203,7 @@ export interface ReferenceCheck {
   readonly issues: readonly Issue[];
   readonly hasAggregateLiterals: boolean;
   readonly usesAuthorizer: boolean;
+  readonly variables: ReadonlySet<string>;
 }
 
 const NOTHING_INSERTED = (): boolean => false;

@@ -78,6 +78,12 @@ export interface CompiledExpression {
    */
   readonly usesAuthorizer?: boolean;
   /**
+   * The declared variables the expression reads (`object`, `oldObject`, `namespaceObject`, `variables`, …), built-in
+   * type names included; absent when not known (read as: it may read any). `replay` uses it to tell whether a policy
+   * needs what an audit log lacks.
+   */
+  readonly variables?: ReadonlySet<string>;
+  /**
    * Evaluates with the given activation (object, oldObject, request, params, namespaceObject, variables). Throws
    * CelEvaluationError on an evaluation error, including when the runtime cost exceeds the per-call budget
    * (`operation cancelled: actual cost limit exceeded`) or the deadline passes / the signal aborts

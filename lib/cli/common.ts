@@ -80,4 +80,8 @@ export interface CommandIO {
   signal?: AbortSignal;
   /** standard input, read whole (review -) */
   readStdin?: () => Promise<Buffer>;
+  /** resolves once stdout has taken what it was given (commands that write much wait on it: replay -o json) */
+  drain?: () => Promise<void>;
+  /** stderr is a terminal: progress may be drawn there */
+  stderrIsTTY?: boolean;
 }

@@ -1,10 +1,12 @@
 // Subcommand dispatch. Returns the exit code; never exits the process itself.
+import { auditPolicy } from './audit-policy.js';
 import type { CommandIO } from './common.js';
 import { packageVersion } from './common.js';
 import { flagBool, helpFlag, nearestNames, parseFlags, UsageError, usageText } from './flags.js';
 import { hash } from './hash.js';
 import { registration } from './registration.js';
 import { serve } from './serve.js';
+import { replay } from './replay.js';
 import { review } from './review.js';
 import { test } from './test.js';
 import { validate } from './validate.js';
@@ -20,6 +22,8 @@ Commands:
   review FILE   run one AdmissionReview (a file, or - for standard input) through the admission chain offline
   test SUITE... run AdmissionTest suites (files or directories) through the admission chain
   registration  print the webhook configurations that point the apiserver at this daemon
+  replay LOG... replay audit logs' writes through a candidate manifest set (and a baseline)
+  audit-policy  print the audit policy that records what replay needs of a manifest set
   version       print the version
   help COMMAND  print a command's help
 
@@ -40,7 +44,7 @@ function version(argv: readonly string[], io: CommandIO): number {
 }
 
 const commands: Readonly<Record<string, Command>> = Object.assign(Object.create(null) as Record<string, Command>, {
-  serve, validate, hash, registration, review, test, version,
+  serve, validate, hash, registration, review, test, replay, 'audit-policy': auditPolicy, version,
 });
 
 function help(argv: readonly string[], io: CommandIO): number | Promise<number> {

@@ -52,9 +52,7 @@ export interface PreparedCase {
   readonly notes: readonly string[];
 }
 
-/** Set by the apiserver on every namespace, and the only namespace label the daemon knows. */
-
-const optionFields: Record<'CREATE' | 'UPDATE' | 'DELETE', { kind: string; fields: readonly string[] }> = {
+export const optionFields: Record<'CREATE' | 'UPDATE' | 'DELETE', { kind: string; fields: readonly string[] }> = {
   // Go struct order of metav1.CreateOptions / UpdateOptions / DeleteOptions, dryRun taken from the case
   CREATE: { kind: 'CreateOptions', fields: ['dryRun', 'fieldManager', 'fieldValidation'] },
   UPDATE: { kind: 'UpdateOptions', fields: ['dryRun', 'fieldManager', 'fieldValidation'] },
@@ -307,7 +305,8 @@ function namespaceLabel(o: JsonObject): void {
   (meta.labels as JsonObject)[namespaceNameLabel] = name;
 }
 
-function wipeSystemFields(o: JsonObject, typed: boolean): void {
+/** rest.WipeObjectMetaSystemFields, as the create handler runs it before mutating admission. */
+export function wipeSystemFields(o: JsonObject, typed: boolean): void {
   const meta = metadata(o);
   if (typed) meta.creationTimestamp = null;
   else delete meta.creationTimestamp;

@@ -1,0 +1,317 @@
+// The AdmissionRequests kube-apiserver built for one audited write, rebuilt from its audit Event (audit.k8s.io/v1):
+//
+// - kind and resource: objectRef's apiGroup/apiVersion/resource/subresource (S/audit/request.go LogRequestMetadata
+//   copies them from the RequestInfo), the kind from the built-in table (lib/testsuite/kinds.ts, a subresource's own
+//   kind such as Scale or PodExecOptions included), else from the logged objects' kind (custom resources);
+// - name and namespace: objectRef's (LogRequestObject fills an empty name and namespace from the object, so a create's
+//   name is there unless generateName picked it); requests on a Namespace carry its name as their namespace;
+// - operation: create → CREATE, update and patch → UPDATE (a patch that created the object, answered 201, → CREATE,
+//   as S/endpoints/handlers/patch.go admits it), delete → DELETE, any verb on a connect subresource → CONNECT;
+// - userInfo: impersonatedUser when set, else user (S/endpoints/filters/impersonation.go replaces the request's user
+//   with the impersonated one — system:authenticated added — before admission, and LogImpersonatedUser records that
+//   user); username, uid, groups, extra, empty ones left out as AdmissionRequest's omitempty leaves them;
+// - dryRun and options from the request URI's query (S/endpoints/handlers/create.go, update.go, patch.go decode
+//   CreateOptions/UpdateOptions/PatchOptions from it; patch.go's patchToUpdateOptions/patchToCreateOptions keep
+//   dryRun, fieldManager, fieldValidation); a DELETE's DeleteOptions from its body (the requestObject) when it had
+//   one, else from the query, as delete.go decodes them; options kind/apiVersion meta.k8s.io/v1;
+// - the object /mutate is sent: a create's or update's requestObject (LogRequestObject logs the decoded object before
+//   the field manager and admission run), system fields wiped on CREATE, with the managedFields the field manager set
+//   before admission taken from the responseObject (admission does not change them); a patch applied to the old
+//   object when its meaning does not depend on its type, which the log does not record (patch.ts); otherwise unknown;
+// - the object /validate is sent: the responseObject (level RequestResponse) — the object as every mutating
+//   admission plugin left it, in-tree ones included — with the resourceVersion it had before it was stored; without a
+//   responseObject, the /mutate object patched by the /mutate answer, as the apiserver does;
+// - oldObject: the tracked response object of the previous write of the same object (objects.ts).
+//
+// The request uid is the event's auditID: upstream gives every admission call a fresh UUID, and the auditID ties the
+// replayed answer to its event.
+import type { AdmissionRequest, UserInfo } from '../api/admission.js';
+import type { JsonObject } from '../manifest/document.js';
+import { builtinByResource, connectOptionKinds } from '../testsuite/kinds.js';
+import type { GroupVersionKind } from '../testsuite/kinds.js';
+import { wipeSystemFields } from '../testsuite/request.js';
+import { connectSubresources, objectKey } from './filter.js';
+import type { SkipReason } from './filter.js';
+import type { ObjectTracker, StoredObject } from './objects.js';
+import { applyLoggedPatch } from './patch.js';
+import { connectOptions, deleteOptions, optionsFromQuery, query } from './uri.js';
+
+export interface AuditObjectRef {
+  readonly resource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly uid?: string;
+  readonly apiGroup?: string;
+  readonly apiVersion?: string;
+  readonly resourceVersion?: string;
+  readonly subresource?: string;
+}
+
+interface AuditUser {
+  readonly username?: string;
+  readonly uid?: string;
+  readonly groups?: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The fields of an audit.k8s.io/v1 Event that replay reads. */
+export interface AuditEvent {
+  readonly level?: string;
+  readonly auditID?: string;
+  readonly stage?: string;
+  readonly requestURI?: string;
+  readonly verb?: string;
+  readonly user?: AuditUser;
+  readonly impersonatedUser?: AuditUser | null;
+  readonly objectRef?: AuditObjectRef;
+  readonly responseStatus?: { readonly code?: number } | null;
+  readonly requestObject?: unknown;
+  readonly responseObject?: unknown;
+}
+
+export type Variable = 'object' | 'oldObject';
+
+/** Something a request needs that the log does not hold. */
+export interface Missing {
+  readonly variable: Variable;
+  readonly reason: string;
+}
+
+export interface ReplayCase {
+  readonly auditID: string;
+  readonly verb: string;
+  /** the effective user's name (impersonation applied) */
+  readonly user: string;
+  readonly objectRef: AuditObjectRef;
+  readonly mutate: AdmissionRequest;
+  readonly validate: AdmissionRequest;
+  /** no response object: /validate is sent the /mutate object with the /mutate answer's patch applied */
+  readonly validateAfterMutation: boolean;
+  readonly missing: { readonly mutate: readonly Missing[]; readonly validate: readonly Missing[] };
+}
+
+export type Built = { readonly replay: ReplayCase } | { readonly skip: SkipReason };
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function meta(o: Obj): Obj {
+  if (!isObj(o.metadata)) o.metadata = {};
+  return o.metadata as Obj;
+}
+
+function userInfoOf(user: AuditUser | null | undefined): UserInfo {
+  const info: UserInfo = { username: user?.username ?? '' };
+  if (user?.uid) info.uid = user.uid;
+  if (user?.groups && user.groups.length > 0) info.groups = [...user.groups];
+  if (user?.extra && Object.keys(user.extra).length > 0) info.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return info;
+}
+
+interface TypeInfo {
+  readonly kind: GroupVersionKind;
+  /** the parent resource's kind (the objects the tracker holds) */
+  readonly parentKind: string;
+  readonly typed: boolean;
+  readonly connect: boolean;
+}
+
+const kindOf = (o: unknown): string => (isObj(o) && typeof o.kind === 'string' && o.kind !== 'Status' && o.kind !== 'DeleteOptions' ? o.kind : '');
+
+function typeOf(ref: AuditObjectRef, event: AuditEvent, old: StoredObject | undefined): TypeInfo | undefined {
+  const group = ref.apiGroup ?? '';
+  const version = ref.apiVersion ?? '';
+  const sub = ref.subresource ?? '';
+  const builtin = builtinByResource(group, ref.resource ?? '');
+  if (builtin !== undefined) {
+    const subKind = sub === '' ? null : builtin.subresources[sub];
+    const kind = subKind ?? { group, version, kind: builtin.kind };
+    if (sub !== '' && subKind === undefined) {
+      // a subresource the table does not know: the object says what it carries
+      const logged = kindOf(event.requestObject) || kindOf(event.responseObject);
+      if (logged === '') return undefined;
+      return { kind: { group, version, kind: logged }, parentKind: builtin.kind, typed: true, connect: connectSubresources.has(sub) };
+    }
+    return { kind: { ...kind }, parentKind: builtin.kind, typed: true, connect: kind.group === '' && connectOptionKinds.has(kind.kind) };
+  }
+  const logged = kindOf(event.requestObject) || kindOf(event.responseObject) || kindOf(old);
+  if (logged === '') return undefined;
+  return { kind: { group, version, kind: logged }, parentKind: sub === '' ? logged : kindOf(old), typed: false, connect: connectSubresources.has(sub) };
+}
+
+function sameType(o: unknown, kind: string): o is Obj {
+  return isObj(o) && o.kind === kind;
+}
+
+// The chain never changes the requests it is given, so the objects here are shared, not copied: the stored ones
+// with the tracker, the event's own with nobody. Only what is changed is copied (an object and its metadata).
+
+/** The object as /validate saw it: the stored one with the resourceVersion it had before this write stored it. */
+function beforeStorage(stored: Obj, resourceVersion: string): Obj {
+  const m = { ...meta(stored) };
+  if (resourceVersion === '') delete m.resourceVersion;
+  else m.resourceVersion = resourceVersion;
+  return { ...stored, metadata: m };
+}
+
+function missing(variable: Variable, reason: string): Missing {
+  return { variable, reason };
+}
+
+/**
+ * Rebuilds the /mutate and /validate requests of one event and records the object it left in `tracker`. `event` must
+ * have been classified as a write (filter.ts).
+ */
+export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Built {
+  const ref = event.objectRef ?? {};
+  const code = event.responseStatus?.code ?? 200;
+  const verb = event.verb ?? '';
+  const sub = ref.subresource ?? '';
+  const group = ref.apiGroup ?? '';
+  const resource = ref.resource ?? '';
+  // a write that failed outside admission never reached it (403 with a logged request: an admission denial, replayed)
+  if (code >= 400 && code !== 403) return { skip: 'failed' };
+  let name = ref.name ?? '';
+  const response = isObj(event.responseObject) ? event.responseObject : undefined;
+  if (name === '' && response !== undefined && response.kind !== 'Status') name = str(meta(response).name);
+  const key = objectKey(group, resource, ref.namespace ?? '', name);
+  const old = tracker.get(key);
+  const type = typeOf(ref, event, old);
+  if (type === undefined) {
+    tracker.forget(key);
+    return { skip: 'no-object' };
+  }
+  const uri = event.requestURI ?? '';
+  const q = query(uri);
+  const isNamespace = group === '' && resource === 'namespaces';
+  const namespace = isNamespace ? name : ref.namespace ?? '';
+  const operation = type.connect ? 'CONNECT' : verb === 'create' || (verb === 'patch' && code === 201) ? 'CREATE' : verb === 'delete' ? 'DELETE' : 'UPDATE';
+
+  const base = (): AdmissionRequest => {
+    const r: AdmissionRequest = { uid: event.auditID ?? '', kind: { ...type.kind }, resource: { group, version: ref.apiVersion ?? '', resource } };
+    if (sub !== '') r.subResource = sub;
+    r.requestKind = { ...type.kind };
+    r.requestResource = { group, version: ref.apiVersion ?? '', resource };
+    if (sub !== '') r.requestSubResource = sub;
+    return r;
+  };
+  const finish = (r: AdmissionRequest, requestName: string, object: unknown, oldObject: unknown, options: Obj | null): AdmissionRequest => {
+    if (requestName !== '') r.name = requestName;
+    if (namespace !== '') r.namespace = namespace;
+    r.operation = operation;
+    r.userInfo = userInfoOf(event.impersonatedUser ?? event.user);
+    r.object = object ?? null;
+    r.oldObject = oldObject ?? null;
+    r.dryRun = operation !== 'CONNECT' && q.getAll('dryRun').length > 0;
+    r.options = options;
+    return r;
+  };
+  const stored = sameType(response, type.parentKind) && sub === '' ? response : sameType(response, type.kind.kind) ? response : undefined;
+  const managedFields = stored !== undefined ? meta(stored).managedFields : undefined;
+  const withManagedFields = (o: Obj): Obj => (managedFields === undefined ? o : { ...o, metadata: { ...meta(o), managedFields } });
+  const mutateMissing: Missing[] = [];
+  const validateMissing: Missing[] = [];
+  let mutateObject: Obj | null = null;
+  let validateObject: Obj | null = null;
+  let oldObject: Obj | null = null;
+  let options: Obj | null;
+  let validateAfterMutation = false;
+  let mutateName = name;
+
+  // the stored object this write replaced: only an object of the request's own kind (a Scale is not a Deployment)
+  const knownOld = old !== undefined && old.kind === type.kind.kind ? old : undefined;
+  const whyNoOld = old === undefined
+    ? `the stored ${type.parentKind} ${namespace === '' || isNamespace ? '' : namespace + '/'}${name} is not in the log before this ${verb} (no earlier RequestResponse write of it${tracker.dropped > 0 ? ', or it was dropped from the tracked objects' : ''})`
+    : `the stored ${type.kind.kind} of ${resource}/${sub} is not logged (only the ${type.parentKind})`;
+
+  switch (operation) {
+    case 'CONNECT':
+      mutateObject = connectOptions(type.kind.kind, sub, uri, q);
+      validateObject = mutateObject;
+      options = null;
+      break;
+    case 'CREATE': {
+      options = optionsFromQuery('CREATE', q);
+      const sent = verb === 'create' && sameType(event.requestObject, type.kind.kind) ? event.requestObject : undefined;
+      if (sent !== undefined) {
+        wipeSystemFields(sent as JsonObject, type.typed);
+        const m = meta(sent);
+        if (namespace !== '' && !isNamespace && sub === '') m.namespace = namespace;
+        mutateObject = withManagedFields(sent);
+        // a generated name is not known before mutating admission (S/registry/generic/registry/store.go)
+        if (sub === '' && str(m.name) === '' && str(m.generateName) !== '') mutateName = '';
+      } else {
+        mutateMissing.push(missing('object', verb === 'patch' ? 'a patch that creates an object logs the patch, not the object' : 'the request object is not logged'));
+      }
+      if (stored !== undefined) validateObject = beforeStorage(stored, '');
+      else if (mutateObject !== null) validateAfterMutation = true;
+      else validateMissing.push(missing('object', 'neither the created object nor the response is logged'));
+      break;
+    }
+    case 'UPDATE': {
+      options = optionsFromQuery('UPDATE', q);
+      oldObject = knownOld ?? null;
+      if (knownOld === undefined) {
+        mutateMissing.push(missing('oldObject', whyNoOld));
+        validateMissing.push(missing('oldObject', whyNoOld));
+      }
+      const sentRV = isObj(event.requestObject) && isObj(event.requestObject.metadata) ? str(event.requestObject.metadata.resourceVersion) : '';
+      if (knownOld !== undefined && verb === 'update' && sentRV !== '' && sentRV !== str(meta(knownOld).resourceVersion)) {
+        // the log skipped a write of this object: the tracked copy is not what this update replaced
+        oldObject = null;
+        const why = `the tracked ${type.kind.kind} has resourceVersion ${str(meta(knownOld).resourceVersion)}, the update replaced ${sentRV} (a write between them is not in the log)`;
+        mutateMissing.push(missing('oldObject', why));
+        validateMissing.push(missing('oldObject', why));
+      }
+      if (verb === 'update' && sameType(event.requestObject, type.kind.kind)) {
+        mutateObject = withManagedFields(event.requestObject);
+      } else if (verb === 'patch' && oldObject !== null) {
+        const patched = applyLoggedPatch(oldObject, event.requestObject);
+        if ('object' in patched) mutateObject = withManagedFields(patched.object);
+        else mutateMissing.push(missing('object', patched.why));
+      } else {
+        mutateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the old object it applies to is not known' : 'the request object is not logged'));
+      }
+      const previousRV = sentRV !== '' ? sentRV : oldObject !== null ? str(meta(oldObject).resourceVersion) : '';
+      if (stored !== undefined) validateObject = beforeStorage(stored, previousRV !== '' ? previousRV : str(meta(stored).resourceVersion));
+      else if (mutateObject !== null) validateAfterMutation = true;
+      else validateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the response object is not logged (level Request)' : 'the object is not logged'));
+      break;
+    }
+    default: {
+      options = deleteOptions(event.requestObject, q);
+      oldObject = knownOld ?? null;
+      if (knownOld === undefined) {
+        mutateMissing.push(missing('oldObject', whyNoOld));
+        validateMissing.push(missing('oldObject', whyNoOld));
+      }
+    }
+  }
+
+  // what this write left: the tracked object follows the log, and is forgotten when the log does not show it (a
+  // denied write or a dry run left the stored object as it was)
+  if (operation !== 'CONNECT' && code < 400 && q.getAll('dryRun').length === 0) {
+    if (sameType(response, type.parentKind) && (operation !== 'DELETE' || str(meta(response).deletionTimestamp) !== '')) {
+      tracker.set(key, response);
+    } else {
+      tracker.forget(key);
+    }
+  }
+
+  const mutate = finish(base(), mutateName, mutateObject, oldObject, options);
+  const validate = finish(base(), validateObject !== null ? str(isObj(validateObject.metadata) ? validateObject.metadata.name : '') || name : name, validateObject ?? mutateObject, oldObject, options);
+  return {
+    replay: {
+      auditID: event.auditID ?? '',
+      verb,
+      user: (event.impersonatedUser ?? event.user)?.username ?? '',
+      objectRef: ref,
+      mutate,
+      validate,
+      validateAfterMutation,
+      missing: { mutate: mutateMissing, validate: validateMissing },
+    },
+  };
+}
