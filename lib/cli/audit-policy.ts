@@ -18,7 +18,7 @@ export function auditPolicy(argv: readonly string[], io: CommandIO): number {
   const flags = parseFlags(argv, auditPolicyFlags);
   if (flagBool(flags, 'help')) {
     io.stdout(usageText('static-admissiond audit-policy --admission-config CANDIDATE',
-      'Prints the audit.k8s.io/v1 Policy (for kube-apiserver --audit-policy-file) that records, at level RequestResponse, every write of the resources the manifest set can match, and nothing else: the input `replay` needs. Rules are first-match: to add them to an existing policy, put them (without the final level: None) before its rules.', auditPolicyFlags));
+      'Prints the audit.k8s.io/v1 Policy (for kube-apiserver --audit-policy-file) that records, at level RequestResponse, every write of the resources the manifest set can match, and nothing else: the input `replay` needs. Rules are first-match: to add them to an existing policy, put them (without the final level: None) before its rules. Exit 0 printed, 1 on an invalid configuration or manifests, 2 on a usage error.', auditPolicyFlags));
     return 0;
   }
   if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}`);

@@ -28,7 +28,7 @@ export const replayFlags: readonly FlagSpec[] = [
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text, json (one result per event) or junit' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   { name: 'feature-gates', type: 'string', default: '', usage: 'as serve\'s --feature-gates' },
-  { name: 'workers', type: 'int', default: availableParallelism(), usage: 'decision threads (default: one per CPU); 0 decides on the reading thread' },
+  { name: 'workers', type: 'int', default: availableParallelism(), usage: 'decision threads; 0 decides on the reading thread', defaultText: `one per CPU: ${availableParallelism()} here` },
   { name: 'max-tracked-objects', type: 'int', default: defaultMaxTrackedObjects, usage: 'stored objects kept as old objects for later updates and deletes (memory grows with it; the least recently written go first)' },
   authorizationFlag,
   { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
