@@ -37,7 +37,7 @@ export const replayFlags: readonly FlagSpec[] = [
 const summary = 'Replays the writes of kube-apiserver audit logs (JSON lines as the log backend writes them, gzip\'d or not, '
   + 'or the webhook backend\'s EventLists; rotated files oldest first) through the candidate manifest set, as /mutate and '
   + '/validate would answer them. Exit 0 replayed, 1 the candidate denies writes the baseline allowed, 2 bad flags, '
-  + 'configuration or input.';
+  + 'configuration or input, 130 interrupted (after printing the report so far).';
 
 function chainSpec(flags: ReturnType<typeof parseFlags>, configFile: string): ChainSpec {
   return {
