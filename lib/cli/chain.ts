@@ -5,13 +5,13 @@
 import type { Registry } from 'prom-client';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
-import { createMutateHandler } from '../admission/mutating/handler.js';
-import type { MutateHandler } from '../admission/mutating/handler.js';
+import { createMutateHandler } from '../review/mutate-handler.js';
+import type { MutateHandler } from '../review/mutate-handler.js';
 import { createMutatingPolicyPlugin } from '../admission/mutating/plugin.js';
 import type { MutatingPlugin } from '../admission/mutation.js';
 import type { PolicyPool } from '../admission/pool/pool.js';
-import { createValidateHandler } from '../admission/pool/validate-handler.js';
-import type { ValidateHandler } from '../admission/pool/validate-handler.js';
+import { createValidateHandler } from '../review/validate-handler.js';
+import type { ValidateHandler } from '../review/validate-handler.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { Logger } from '../log/logger.js';

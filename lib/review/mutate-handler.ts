@@ -4,9 +4,9 @@
 //
 // The request/context shapes are the admission listener's (lib/server), restated structurally so that this layer
 // does not import the one above it.
-import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js';
-import { mutateRequest } from '../mutate.js';
-import type { MutatingPlugin } from '../mutation.js';
+import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
+import { mutateRequest } from '../admission/mutate.js';
+import type { MutatingPlugin } from '../admission/mutation.js';
 
 export interface MutateReviewInput {
   readonly request: AdmissionRequest;

@@ -6,17 +6,17 @@
 //
 // The request/context shapes are the admission listener's (lib/server), restated structurally so that this layer
 // does not import the one above it.
-import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js';
-import type { Snapshot } from '../../reload/snapshot.js';
-import type { PolicyMetrics } from '../../metrics/policy.js';
-import type { StaticWebhook } from '../../manifest/compile.js';
-import { isVerdict } from '../webhooks/validating.js';
-import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../webhooks/validating.js';
-import { finishValidation, startValidation, withWebhookVerdict } from '../validate.js';
-import type { PendingValidation } from '../validate.js';
-import { evaluatePlan, evaluatePlanAuthorized, failedEvaluations, planUsesAuthorizer } from '../validating/dispatcher.js';
-import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
-import type { PolicyPool } from './pool.js';
+import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
+import type { Snapshot } from '../reload/snapshot.js';
+import type { PolicyMetrics } from '../metrics/policy.js';
+import type { StaticWebhook } from '../manifest/compile.js';
+import { isVerdict } from '../admission/webhooks/validating.js';
+import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../admission/webhooks/validating.js';
+import { finishValidation, startValidation, withWebhookVerdict } from '../admission/validate.js';
+import type { PendingValidation } from '../admission/validate.js';
+import { evaluatePlan, evaluatePlanAuthorized, failedEvaluations, planUsesAuthorizer } from '../admission/validating/dispatcher.js';
+import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
+import type { PolicyPool } from '../admission/pool/pool.js';
 
 export interface ReviewInput {
   readonly request: AdmissionRequest;
