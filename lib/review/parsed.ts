@@ -5,7 +5,7 @@ import type { AdmissionResponse } from '../api/admission.js';
 import { encodeAdmissionReviewResponse } from './answer.js';
 import { parseAdmissionReview } from './decode.js';
 import type { ParsedReview } from './decode.js';
-import type { Answer, Reviewer } from './receive.js';
+import type { Answer, AnswerSummary, Reviewer } from './receive.js';
 
 export interface AdmissionContext {
   /** when the answer is due, epoch milliseconds (compare with Date.now()) */
@@ -29,6 +29,16 @@ export type TimeoutHandler = (review: ParsedReview, info: TimeoutInfo) => Admiss
 /** The listener's own answer at a missed deadline: a denial with reason Timeout (fail closed, as kube's default failurePolicy Fail). */
 export function timeoutResponse(timeoutMs: number): AdmissionResponse {
   return { allowed: false, status: { code: 504, reason: 'Timeout', message: `static-admissiond did not finish admission within the ${timeoutMs}ms deadline` } };
+}
+
+/** The log fields of an answer made elsewhere (a worker's), from the request's and the answer's bytes: -v=4 only. */
+export function summaryOfBytes(body: Buffer, answer: Uint8Array): AnswerSummary {
+  const request = (JSON.parse(body.toString('utf8')) as { request?: Partial<ParsedReview['request']> }).request ?? {};
+  const response = (JSON.parse(Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength).toString('utf8')) as { response?: AdmissionResponse }).response;
+  return {
+    uid: request.uid ?? '', operation: request.operation ?? '', resource: request.resource?.resource ?? '',
+    namespace: request.namespace ?? '', name: request.name ?? '', allowed: response?.allowed === true,
+  };
 }
 
 /** The 200 answer carrying `response` to `review`. */
