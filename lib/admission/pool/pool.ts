@@ -37,7 +37,6 @@ import type { Logger } from '../../log/logger.js';
 import type { PluginName } from '../../manifest/plugins.js';
 import { createMutatingPolicyMetrics } from '../../metrics/mutating-policy.js';
 import { createValidatingPolicyMetrics } from '../../metrics/policy.js';
-import type { CheckFamily } from '../../metrics/checks.js';
 import type { Snapshot } from '../../reload/snapshot.js';
 import type { PendingValidation } from '../validate.js';
 import { failedEvaluations } from '../validating/dispatcher.js';
@@ -52,6 +51,8 @@ import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
 import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
+import { overruns } from './watchdog.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 /** `--workers` default: every core but one for the main thread, at least one (os.cpus() is empty under ProcSubset=pid). */
 export function defaultPoolThreads(): number {
@@ -121,9 +122,6 @@ function snapshotData(snapshot: Snapshot): SnapshotData {
   return { plugin: snapshot.plugin, hash: snapshot.hash, manifests: snapshot.manifests };
 }
 
-/** How long a scrape waits for the workers' check metrics. */
-const collectWaitMs = 500;
-
 export class PolicyPool {
   readonly #piscina: Piscina;
   readonly #channel: BroadcastChannel;
@@ -135,11 +133,8 @@ export class PolicyPool {
   readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
   readonly #policyTasks: Lane<TaskOutcome>;
   readonly #reviews: Lane<WorkerAnswer>;
-  /** where the workers' check observations go (the registry's families), when there is a registry */
-  readonly #checkSinks: { readonly validating: CheckFamily; readonly mutating: CheckFamily } | undefined;
-  #collecting: { readonly id: number; readonly waiting: Set<number>; readonly done: () => void } | undefined;
-  #collected: Promise<void> | undefined;
-  #collectId = 0;
+  /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
+  readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
   #tasksSent = 0;
   #closed = false;
@@ -195,9 +190,10 @@ export class PolicyPool {
         threads: () => this.#piscina.threads.length,
         inFlight: () => this.#inFlight,
       });
-      this.#checkSinks = { validating: createValidatingPolicyMetrics(options.registry).family, mutating: createMutatingPolicyMetrics(options.registry).family };
-      this.#checkSinks.validating.pullBeforeScrape(() => this.collectMetrics());
-      this.#checkSinks.mutating.pullBeforeScrape(() => this.collectMetrics());
+      const sinks = { validating: createValidatingPolicyMetrics(options.registry).family, mutating: createMutatingPolicyMetrics(options.registry).family };
+      this.#workerMetrics = new WorkerMetrics(sinks, (id) => this.#post({ type: 'collect', id }), () => this.#threadIds());
+      sinks.validating.pullBeforeScrape(() => this.collectMetrics());
+      sinks.mutating.pullBeforeScrape(() => this.collectMetrics());
     }
   }
 
@@ -372,27 +368,9 @@ export class PolicyPool {
     });
   }
 
-  /**
-   * Brings the check metrics observed on the workers into the registry's families: every worker is asked and the
-   * answers awaited (at most collectWaitMs: a worker busy that long sends its observations with the next scrape).
-   * Concurrent callers (the families of one scrape) share one round.
-   */
+  /** Brings the check metrics observed on the workers into the registry's families (worker-metrics.ts). */
   collectMetrics(): Promise<void> {
-    if (this.#checkSinks === undefined || this.#closed) return Promise.resolve();
-    this.#collected ??= new Promise<void>((resolve) => {
-      const id = ++this.#collectId;
-      const timer = setTimeout(() => done(), collectWaitMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#collecting = undefined;
-        this.#collected = undefined;
-        resolve();
-      };
-      this.#collecting = { id, waiting: new Set(this.#threadIds()), done };
-      if (this.#collecting.waiting.size === 0) return done();
-      this.#post({ type: 'collect', id });
-    });
-    return this.#collected;
+    return this.#closed || this.#workerMetrics === undefined ? Promise.resolve() : this.#workerMetrics.collect();
   }
 
   /**
@@ -406,35 +384,19 @@ export class PolicyPool {
 
   /** Terminates every worker still evaluating a task past that task's deadline; returns how many. */
   checkOverruns(now = Date.now()): number {
-    const { owners, busyUntil, slots } = this.#watchdog;
-    const live = new Map(this.#piscina.threads.map((w) => [w.threadId, w]));
-    let terminated = 0;
-    for (let i = 0; i < slots; i++) {
-      const owner = Atomics.load(owners, i);
-      if (owner === 0) continue;
-      const worker = live.get(owner);
-      if (worker === undefined) {
-        // the worker is gone: free its slot for a replacement
-        busyUntil[i] = 0;
-        Atomics.compareExchange(owners, i, owner, 0);
-        continue;
-      }
-      const until = busyUntil[i]!;
-      if (until > 0 && until <= now) {
-        busyUntil[i] = 0;
-        terminated++;
-        this.#metrics?.failure('overrun');
-        this.#log?.info('Terminating a policy worker still evaluating past its task deadline', { threadId: owner, overrunMs: now - until });
-        void worker.terminate();
-      }
+    const found = overruns(this.#watchdog, this.#piscina.threads, now);
+    for (const { worker, overrunMs } of found) {
+      this.#metrics?.failure('overrun');
+      this.#log?.info('Terminating a policy worker still evaluating past its task deadline', { threadId: worker.threadId, overrunMs });
+      void worker.terminate();
     }
-    return terminated;
+    return found.length;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#collecting?.done();
+    this.#workerMetrics?.close();
     this.#channel.close();
     await this.#piscina.destroy();
   }
@@ -463,18 +425,9 @@ export class PolicyPool {
         if (!this.#snapshots.compiled(message.plugin, message.hash, message.threadId)) break;
         for (const check of [...this.#readyWaiters]) check();
         break;
-      case 'metrics': {
-        this.#checkSinks?.validating.merge(message.validating);
-        this.#checkSinks?.mutating.merge(message.mutating);
-        const collecting = this.#collecting;
-        if (collecting !== undefined && message.id === collecting.id) {
-          collecting.waiting.delete(message.threadId);
-          // a worker that died meanwhile will not answer
-          const live = new Set(this.#threadIds());
-          if ([...collecting.waiting].every((id) => !live.has(id))) collecting.done();
-        }
+      case 'metrics':
+        this.#workerMetrics?.received(message);
         break;
-      }
       default:
         break;
     }
