@@ -45,7 +45,11 @@ export interface Summary {
   readonly top: ReadonlyArray<{ readonly name: string; readonly us: number }>;
 }
 
-export function summarise(profile: CpuProfile): Summary {
+/**
+ * `window`: only the samples between `fromEndUs` and `toEndUs` before the profile's end (the load window of a run
+ * that stops right after it; start-up and its compiles left out).
+ */
+export function summarise(profile: CpuProfile, window?: { readonly fromEndUs: number; readonly toEndUs: number }): Summary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -62,8 +66,13 @@ export function summarise(profile: CpuProfile): Summary {
   const perItem = new Map<string, number>();
   const self = new Map<string, number>();
   let total = 0;
+  const stamps: number[] = [];
+  let at = profile.startTime;
+  for (const dt of profile.timeDeltas) stamps.push((at += dt));
+  const last = stamps[stamps.length - 1] ?? profile.endTime;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    if (window !== undefined && (stamps[i]! < last - window.fromEndUs || stamps[i]! > last - window.toEndUs)) return;
     total += dt;
     const item = classify(id);
     perItem.set(item, (perItem.get(item) ?? 0) + dt);

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
     const allCpu = threadCpuSeconds(child.pid!) - all0;
     agent.destroy();
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const stopAt = Date.now();
     child.kill('SIGTERM');
     await exited;
     const n = res.completed;
@@ -66,12 +67,16 @@ async function main(): Promise<void> {
     // CPU.<date>.<time>.<pid>.<threadId>.<seq>.cpuprofile: threadId 0 is the main thread
     const files = readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'));
     const threadOf = (f: string): number => Number(f.split('.')[4]);
-    const summaries = files.map((f) => ({ f, thread: threadOf(f), s: summarise(JSON.parse(readFileSync(join(profiles, f), 'utf8'))) }));
+    // the load window: it ended when the daemon was told to stop, a few hundred ms before each profile's end
+    const stopUs = (Date.now() - stopAt) * 1e3;
+    const window = { fromEndUs: stopUs + res.seconds * 1e6, toEndUs: stopUs };
+    const summaries = files.map((f) => ({ f, thread: threadOf(f), s: summarise(JSON.parse(readFileSync(join(profiles, f), 'utf8')), window) }));
     const mainProfile = summaries.find((x) => x.thread === 0);
     const worker = summaries.filter((x) => x.thread !== 0).sort((a, b) => b.s.busyUs - a.s.busyUs)[0];
-    // the profiles span the whole run (start-up, warm-up): shares are what counts, µs/req are upper bounds
-    if (mainProfile) console.log(formatSummary('main thread (whole run)', mainProfile.s));
-    if (worker) console.log(formatSummary(`busiest worker, thread ${worker.thread} (whole run)`, worker.s));
+    // sampled time is wall time while the thread ran: on a loaded machine a thread descheduled inside a call
+    // (postMessage waking another thread, writev) shows that call longer than its CPU time
+    if (mainProfile) console.log(formatSummary('main thread (load window)', mainProfile.s, n));
+    if (worker) console.log(formatSummary(`busiest worker, thread ${worker.thread} (load window)`, worker.s, n));
     if (args.has('keep')) cpSync(profiles, args.get('keep')!, { recursive: true });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
