@@ -158,7 +158,11 @@ export default async function evaluatePolicies(tasks: readonly Uint8Array[]): Pr
   return encodeBatchResults(outcomes);
 }
 
-/** What requests evaluated here use: this worker's SubjectAccessReview client and metrics, and the test hooks. */
+/**
+ * What requests evaluated here use (one for the worker's life: the mutating plugin is built once per snapshot and
+ * context): this worker's SubjectAccessReview client and metrics — a request's checks dropped once its deadline
+ * passed (the main thread answered and counted it) — and the test hooks.
+ */
 const thread: ThreadContext = {
   get authorization() {
     return authorizationClient();
@@ -166,18 +170,8 @@ const thread: ThreadContext = {
   validatingMetrics,
   mutatingMetrics,
   onRequest: data.testHooks ? (request: AdmissionRequest) => testHook(request.uid) : undefined,
+  onlyBeforeDeadline: true,
 };
-
-/** A thread context whose observations are dropped once the deadline passed (the main thread answered and counted). */
-function untilDeadline(deadline: number): ThreadContext {
-  const inTime = (): boolean => deadline <= 0 || Date.now() < deadline;
-  return {
-    authorization: thread.authorization,
-    validatingMetrics: { recordChecks: (checks) => { if (inTime()) validatingMetrics.recordChecks(checks); } },
-    mutatingMetrics: { recordChecks: (checks) => { if (inTime()) mutatingMetrics.recordChecks(checks); } },
-    onRequest: thread.onRequest,
-  };
-}
 
 async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
   let task;
@@ -198,7 +192,7 @@ async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
   const input = { body, deadline: task.deadline, timeoutMs: 0 };
   busy(task.deadline);
   try {
-    const review = (mutate ? mutateOnThisThread : validateOnThisThread)(input, snapshot.hooks, untilDeadline(task.deadline));
+    const review = (mutate ? mutateOnThisThread : validateOnThisThread)(input, snapshot.hooks, thread);
     if (!(review.answer instanceof Promise)) return wire(review.answer);
     // /validate waits only for SubjectAccessReviews (not busy meanwhile: the watchdog is for evaluation that does
     // not yield); the mutating chain is a promise throughout, its evaluation watched until it answers

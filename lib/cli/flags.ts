@@ -1,4 +1,5 @@
 // Kube-style flag parsing: `--name=value`, `--name value`, `-v=2`, booleans bare or `=true|false`, positional args.
+import { parseGoDuration } from '../server/request-checks.js';
 
 export interface FlagSpec {
   readonly name: string;
@@ -25,23 +26,13 @@ export class UsageError extends Error {
   }
 }
 
-const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration, in milliseconds. */
+/** Go's time.ParseDuration, in milliseconds (the listener's parser: one reading of a duration everywhere). */
 export function parseDuration(s: string): number {
-  if (s === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let i = 0;
-  if (s.length === 0) throw new UsageError(`time: invalid duration ${JSON.stringify(s)}`);
-  while (i < s.length) {
-    re.lastIndex = i;
-    const m = re.exec(s);
-    if (!m) throw new UsageError(`time: invalid duration ${JSON.stringify(s)}`);
-    total += Number(m[1]) * durationUnits[m[2]!]!;
-    i = re.lastIndex;
+  try {
+    return parseGoDuration(s);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
-  return total;
 }
 
 function convert(spec: FlagSpec, raw: string): FlagValue {

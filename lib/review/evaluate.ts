@@ -29,6 +29,16 @@ export interface ThreadContext {
   readonly mutatingMetrics?: MutatingPolicyMetrics | undefined;
   /** called with each decoded request before evaluation (a worker's test hooks) */
   readonly onRequest?: ((request: AdmissionRequest) => void) | undefined;
+  /**
+   * Checks are recorded only before the request's deadline (a worker: past it, the main thread answered by the
+   * failure policy and counted that answer). Default: always.
+   */
+  readonly onlyBeforeDeadline?: boolean;
+}
+
+/** Whether the checks of a request due at `deadline` are recorded now. */
+function recording(thread: ThreadContext, deadline: number): boolean {
+  return thread.onlyBeforeDeadline !== true || deadline <= 0 || Date.now() < deadline;
 }
 
 /** The part of a Delivery evaluation reads. */
@@ -57,8 +67,8 @@ function decode(body: Buffer): ParsedReview | Answer {
 
 const decided = (answer: Answer): Review => ({ answer, expire: () => answer });
 
-function validated(review: ParsedReview, outcome: ValidateOutcome, thread: ThreadContext): Answer {
-  thread.validatingMetrics?.recordChecks(outcome.checks);
+function validated(review: ParsedReview, outcome: ValidateOutcome, thread: ThreadContext, deadline = 0): Answer {
+  if (recording(thread, deadline)) thread.validatingMetrics?.recordChecks(outcome.checks);
   return answerTo(review, outcome.response);
 }
 
@@ -71,7 +81,7 @@ export function validateOnThisThread(input: EvaluationInput, hooks: readonly Pol
   if (!('request' in review)) return decided(review);
   thread.onRequest?.(review.request);
   const start = startValidation({ request: review.request, policies: hooks });
-  if ('done' in start) return decided(validated(review, start.done, thread));
+  if ('done' in start) return decided(validated(review, start.done, thread, input.deadline));
   const pending = start.pending;
   const { plan, request } = pending;
   if (!planUsesAuthorizer(plan)) {
@@ -79,13 +89,13 @@ export function validateOnThisThread(input: EvaluationInput, hooks: readonly Pol
     // invoked with another kind (matchPolicy Equivalent), whose conversion reads them as JSON
     const own = request.kind;
     const ownsObjects = own === undefined || plan.evaluate.every((i) => sameKind(plan.policies[i]!.target!.kind, own));
-    return decided(validated(review, finishValidation(pending, evaluatePlan(plan, request, { ownsObjects })), thread));
+    return decided(validated(review, finishValidation(pending, evaluatePlan(plan, request, { ownsObjects })), thread, input.deadline));
   }
   let expired = false;
   const answer = evaluatePlanAuthorized(plan, request, { client: thread.authorization, deadline: input.deadline })
     .then((evaluations) => {
       const outcome = finishValidation(pending, evaluations);
-      return expired ? answerTo(review, outcome.response) : validated(review, outcome, thread);
+      return expired ? answerTo(review, outcome.response) : validated(review, outcome, thread, input.deadline);
     });
   return {
     answer,
@@ -123,7 +133,7 @@ function mutatingPlugin(hooks: readonly PolicyHook[], thread: ThreadContext): Mu
     const metrics = thread.mutatingMetrics;
     plugin = createMutatingPolicyPlugin({
       hooks: () => hooks,
-      ...(metrics === undefined ? {} : { onChecks: (checks) => metrics.recordChecks(checks) }),
+      ...(metrics === undefined ? {} : { onChecks: (checks, ctx) => { if (recording(thread, ctx.deadline)) metrics.recordChecks(checks); } }),
       ...(thread.authorization === undefined ? {} : { authorization: thread.authorization }),
     });
     byThread.set(thread, plugin);
