@@ -237,7 +237,10 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
         cancellation.abort(new Error('deadline exceeded'));
         return;
       }
-      v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: answer.summary?.().uid ?? '', timeoutMs, allowed: answer.summary?.().allowed === true });
+      if (v2.enabled) {
+        const summary = answer.summary?.();
+        v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: summary?.uid ?? '', timeoutMs, allowed: summary?.allowed === true });
+      }
       write(req, res, endpoint, answer);
       cancellation.abort(new Error('deadline exceeded'));
     }, Math.max(0, deadline - Date.now()));
