@@ -21,6 +21,7 @@ import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/poo
 import type { ChannelMessage, PolicyWorkerData } from '../lib/admission/pool/protocol.js';
 import { WorkerSnapshots } from '../lib/admission/pool/worker-snapshots.js';
 import type { WorkerSnapshot } from '../lib/admission/pool/worker-snapshots.js';
+import type { PluginName } from '../lib/manifest/plugins.js';
 import { sameKind } from '../lib/admission/conversion/index.js';
 import { RequestAuthorizer } from '../lib/admission/authorization.js';
 import { EvaluationRequest, evaluatePlannedPolicy, evaluatePlannedPolicyAuthorized } from '../lib/admission/validating/dispatcher.js';
@@ -93,23 +94,31 @@ function testHook(uid: string | undefined): void {
   if (uid === testHookHang) for (;;);
 }
 
-async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
-  let task;
+/**
+ * A task's buffer decoded and its snapshot at hand, or why it is not evaluated: malformed, its deadline already
+ * passed (the main thread answered by the failure policy: no time is spent on it), its snapshot never arrived.
+ */
+async function prepare<T extends { readonly deadline: number; readonly snapshotHash: string }>(
+  kind: string, buffer: Uint8Array, decode: (b: Uint8Array) => T, plugin: (task: T) => PluginName,
+): Promise<{ readonly task: T; readonly snapshot: WorkerSnapshot } | { readonly error: string }> {
+  let task: T;
   try {
-    task = decodeTask(buffer);
+    task = decode(buffer);
   } catch (err) {
-    return { error: `malformed policy task: ${errorMessage(err)}` };
+    return { error: `malformed ${kind} task: ${errorMessage(err)}` };
   }
-  if (task.deadline > 0 && Date.now() >= task.deadline) {
-    // Already answered by the failure policy on the main thread: do not spend time on it.
-    return { error: 'the request deadline passed before the worker started the evaluation' };
-  }
-  let snapshot: WorkerSnapshot;
+  if (task.deadline > 0 && Date.now() >= task.deadline) return { error: 'the request deadline passed before the worker started the evaluation' };
   try {
-    snapshot = await snapshots.get('ValidatingAdmissionPolicy', task.snapshotHash, task.deadline > 0 ? task.deadline : Date.now() + data.snapshotWaitMs);
+    return { task, snapshot: await snapshots.get(plugin(task), task.snapshotHash, task.deadline > 0 ? task.deadline : Date.now() + data.snapshotWaitMs) };
   } catch (err) {
     return { error: errorMessage(err) };
   }
+}
+
+async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
+  const prepared = await prepare('policy', buffer, decodeTask, () => 'ValidatingAdmissionPolicy');
+  if ('error' in prepared) return prepared;
+  const { task, snapshot } = prepared;
   busy(task.deadline);
   try {
     const review = JSON.parse(utf8(task.review)) as { request?: AdmissionRequest };
@@ -174,20 +183,10 @@ const thread: ThreadContext = {
 };
 
 async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
-  let task;
-  try {
-    task = decodeReviewTask(buffer);
-  } catch (err) {
-    return { error: `malformed review task: ${errorMessage(err)}` };
-  }
-  if (task.deadline > 0 && Date.now() >= task.deadline) return { error: 'the request deadline passed before the worker started the evaluation' };
+  const prepared = await prepare('review', buffer, decodeReviewTask, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
+  if ('error' in prepared) return prepared;
+  const { task, snapshot } = prepared;
   const mutate = task.endpoint === '/mutate';
-  let snapshot: WorkerSnapshot;
-  try {
-    snapshot = await snapshots.get(mutate ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy', task.snapshotHash, task.deadline > 0 ? task.deadline : Date.now() + data.snapshotWaitMs);
-  } catch (err) {
-    return { error: errorMessage(err) };
-  }
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const input = { body, deadline: task.deadline, timeoutMs: 0 };
   busy(task.deadline);
