@@ -24,8 +24,8 @@
 // --compare DIR (every daemon also run from DIR's dist/, another build, its rounds alternating with this one's).
 import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -33,7 +33,7 @@ import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import type { LoadCommand, LoadReply, WireTarget } from './load-process.js';
 import { percentile } from './load.js';
-import { fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -147,13 +147,7 @@ const perRequest = (cpu: number, n: number): string => (n > 0 ? (cpu / n * 1e6).
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const tmp = mkdtempSync(join(tmpdir(), 'sad-bench-'));
-  const children: ChildProcess[] = [];
-  const cleanup = (): void => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-  };
-  process.on('exit', cleanup);
+  const { tmp, children, cleanup } = benchWorkspace('sad-bench-');
   const load = new LoadGenerators(clientProcesses);
   try {
     const ca = await createCertificateAuthority('bench CA');

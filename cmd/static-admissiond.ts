@@ -1,10 +1,31 @@
 #!/usr/bin/env node
-// The one executable: wires process argv, stdio and signals to the CLI and exits with its code.
+// The one executable: wires process argv, stdio and signals to the CLI and exits with its code once everything it
+// wrote has reached stdout and stderr (a pipe read slowly holds what process.exit would drop).
 import { main } from '../lib/cli/main.js';
 
 const controller = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => controller.abort());
+}
+
+// A reader that went away (`| head`) is no crash: what is left to write is dropped, the command goes on to its code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+/** Exits with `code` after the writes before it: a stream calls write callbacks in order, so the empty writes' come last. */
+function exitWhenWritten(code: number): void {
+  process.exitCode = code;
+  let open = 2;
+  const done = (): void => {
+    if (--open === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.destroyed || stream.writableEnded) done();
+    else stream.write('', done);
+  }
 }
 
 main(process.argv.slice(2), {
@@ -17,9 +38,9 @@ main(process.argv.slice(2), {
     return Buffer.concat(chunks);
   },
 }).then(
-  (code) => process.exit(code),
+  (code) => exitWhenWritten(code),
   (err: unknown) => {
     process.stderr.write(`static-admissiond: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
+    exitWhenWritten(1);
   },
 );

@@ -8,6 +8,7 @@
 // Upstream: sigs.k8s.io/json internal/golang/encoding/json/decode.go (literalStore, object, array, addErrorContext),
 // k8s.io/apimachinery pkg/runtime/serializer/json/json.go (unmarshal: a type error is returned, strict errors only
 // without one), pkg/apis/meta/v1/time.go and micro_time.go, pkg/util/intstr/intstr.go (UnmarshalJSON).
+import { ownValue, setOwn } from '../json/own.js';
 import type { ApiSchema, ApiType } from './schema.js';
 
 type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -118,17 +119,17 @@ export class StrictWalker {
     for (const key of keys) {
       if (this.#fatal !== undefined) break;
       const value = obj[key]!;
-      const field = type.fields[key];
+      const field = ownValue(type.fields, key);
       const childStrict = strictPath === '' ? key : `${strictPath}.${key}`;
       if (!field) {
         this.unknown.push(`unknown field "${childStrict}"`);
         continue;
       }
       const childGo = goPath === '' ? key : `${goPath}.${key}`;
-      const was = knownObj?.[key];
+      const was = knownObj !== undefined && Object.hasOwn(knownObj, key) ? knownObj[key] : undefined;
       if (was !== undefined && was === value) continue;
       const converted = this.value(value, field.type, field.go, type.go, childStrict, childGo, was);
-      if (!check && converted !== undefined) out[key] = converted;
+      if (!check && converted !== undefined) setOwn(out, key, converted);
     }
     return out;
   }
@@ -166,16 +167,16 @@ export class StrictWalker {
         return undefined;
       }
       const elemType = type.slice('map[string]'.length);
-      const elemGo = /^map\[[^\]]+\](.+)$/.exec(goType)?.[1] ?? elemGoTypes[elemType] ?? elemType;
+      const elemGo = /^map\[[^\]]+\](.+)$/.exec(goType)?.[1] ?? ownValue(elemGoTypes, elemType) ?? elemType;
       const out: JsonObject = {};
       const keys = this.options.sortKeys === true ? Object.keys(value).sort() : Object.keys(value);
       for (const k of keys) {
         const v = this.value(value[k]!, elemType, elemGo, structName, `${strictPath}.${k}`, `${goPath}.${k}`);
-        out[k] = v ?? zeroValue(elemType);
+        setOwn(out, k, v ?? zeroValue(elemType));
       }
       return out;
     }
-    const check = this.options.scalars?.[type];
+    const check = this.options.scalars === undefined ? undefined : ownValue(this.options.scalars, type);
     if (check !== undefined) {
       const error = check(value);
       if (error !== undefined) this.fatal(error);
@@ -227,7 +228,7 @@ export class StrictWalker {
       case 'runtime.RawExtension':
         return value;
     }
-    const struct = this.schema[type];
+    const struct = ownValue(this.schema, type);
     if (!struct) throw new Error(`schema has no type ${type}`);
     if (typeof value !== 'object' || Array.isArray(value)) {
       this.fail(value, structName, goPath, goType);
@@ -246,7 +247,7 @@ function shapeOf(type: string): 'string' | 'other' | ApiType {
   let shape = shapes.get(type);
   if (shape === undefined) {
     const bare = type.startsWith('*') ? type.slice(1) : type;
-    shape = bare === 'string' ? 'string' : shapesSchema?.[bare] ?? 'other';
+    shape = bare === 'string' ? 'string' : (shapesSchema === undefined ? undefined : ownValue(shapesSchema, bare)) ?? 'other';
     shapes.set(type, shape);
   }
   return shape;

@@ -3,7 +3,7 @@
 // literal of the fields and the names of the optional (`?field`) ones. The call returns a plain object, as a map
 // literal would, and remembers which type built it.
 
-import { CelOptional, CelRuntimeError } from './runtime/values.js';
+import { CelOptional, CelRuntimeError, setOwn } from './runtime/values.js';
 
 /** The engine function a construction is rewritten into; only callable from rewritten text (references.ts). */
 export const CONSTRUCT_FUNCTION = '__static_admissiond_construct';
@@ -25,13 +25,13 @@ export function construct(typeName: string, fields: Readonly<Record<string, unkn
   const result: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
     if (!optionalFields.includes(name)) {
-      result[name] = value;
+      setOwn(result, name, value);
       continue;
     }
     if (!(value instanceof CelOptional)) {
       throw new CelRuntimeError(`cannot initialize optional entry '${name}' from non-optional value${describe(value)}`);
     }
-    if (value.hasValue()) result[name] = value.value();
+    if (value.hasValue()) setOwn(result, name, value.value());
   }
   constructed.set(result, typeName);
   return result;

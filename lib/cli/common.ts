@@ -8,7 +8,7 @@ import type { AdmissionSetup } from '../config/admission-config.js';
 import { defaultFeatureGates, parseFeatureGates } from '../config/feature-gates.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { FlagSpec, ParsedFlags } from './flags.js';
-import { flagBool, flagString } from './flags.js';
+import { flagBool, flagString, UsageError } from './flags.js';
 import { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 
 /** The repository / package root: this file is dist/lib/cli/common.js. */
@@ -56,9 +56,15 @@ export function devAdmissionSetup(): AdmissionSetup {
   };
 }
 
+/** --feature-gates; a value it cannot take is a usage error worded as pflag words a flag's Set error. */
 export function featureGatesFrom(flags: ParsedFlags): FeatureGates {
   const spec = flagString(flags, 'feature-gates');
-  return spec === '' ? defaultFeatureGates : parseFeatureGates(spec);
+  if (spec === '') return defaultFeatureGates;
+  try {
+    return parseFeatureGates(spec);
+  } catch (err) {
+    throw new UsageError(`invalid argument ${JSON.stringify(spec)} for "--feature-gates" flag: ${(err as Error).message}`);
+  }
 }
 
 export function admissionSetupFrom(flags: ParsedFlags, gates: FeatureGates): AdmissionSetup {

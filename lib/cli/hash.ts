@@ -4,17 +4,18 @@ import { resolve } from 'node:path';
 import { ManifestError } from '../manifest/errors.js';
 import { readManifestFilesSync } from '../manifest/files.js';
 import type { CommandIO } from './common.js';
-import { UsageError } from './flags.js';
+import { flagBool, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 
 export function hash(argv: readonly string[], io: CommandIO): number {
-  if (argv.includes('-h') || argv.includes('--help')) {
-    io.stdout('Usage: static-admissiond hash DIR\n\nPrints the content hash of a manifest directory ("" when it has no content), as kube-apiserver computes it.\n');
+  const flags = parseFlags(argv, [helpFlag]);
+  if (flagBool(flags, 'help')) {
+    io.stdout(usageText('static-admissiond hash DIR', 'Prints the content hash of a manifest directory ("" when it has no content), as kube-apiserver computes it. Exit 0 printed, 1 when the directory cannot be read, 2 on a usage error.', [helpFlag]));
     return 0;
   }
-  if (argv.length !== 1 || argv[0]!.startsWith('-')) throw new UsageError('hash takes exactly one directory');
+  if (flags.positional.length !== 1) throw new UsageError('hash takes exactly one directory');
   try {
     // an empty path stays empty: the loader refuses it as upstream's LoadFiles does (resolve('') is the cwd)
-    const dir = argv[0]!;
+    const dir = flags.positional[0]!;
     io.stdout(`${readManifestFilesSync(dir === '' ? '' : resolve(dir)).hash}\n`);
     return 0;
   } catch (err) {

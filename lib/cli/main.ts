@@ -1,7 +1,7 @@
 // Subcommand dispatch. Returns the exit code; never exits the process itself.
 import type { CommandIO } from './common.js';
 import { packageVersion } from './common.js';
-import { UsageError } from './flags.js';
+import { flagBool, helpFlag, nearestNames, parseFlags, UsageError, usageText } from './flags.js';
 import { hash } from './hash.js';
 import { registration } from './registration.js';
 import { serve } from './serve.js';
@@ -14,41 +14,77 @@ const usage = `Usage: static-admissiond [command] [flags]
 Manifest-based admission control (KEP-5793) for any kube-apiserver.
 
 Commands:
-  serve       run the daemon (default when the first argument is a flag)
-  validate    load manifest directories as the daemon would; report counts, hashes, warnings
-  hash DIR    print the content hash of a manifest directory
-  review F    run one AdmissionReview (file or -) through the admission chain offline; print the response
-  test S...   run AdmissionTest suites (files or directories) through the admission chain; exit 1 on a failed case
+  serve         run the daemon (the command when the first argument is a flag)
+  validate      load manifest directories as the daemon would; report counts, hashes, warnings
+  hash DIR      print the content hash of a manifest directory
+  review FILE   run one AdmissionReview (a file, or - for standard input) through the admission chain offline
+  test SUITE... run AdmissionTest suites (files or directories) through the admission chain
   registration  print the webhook configurations that point the apiserver at this daemon
-  version     print the version
+  version       print the version
+  help COMMAND  print a command's help
 
 Run 'static-admissiond <command> --help' for a command's flags.
 `;
 
+type Command = (argv: readonly string[], io: CommandIO) => number | Promise<number>;
+
+function version(argv: readonly string[], io: CommandIO): number {
+  const flags = parseFlags(argv, [helpFlag]);
+  if (flagBool(flags, 'help')) {
+    io.stdout(usageText('static-admissiond version', 'Prints the version of static-admissiond. Exit 0, 2 on a usage error.', [helpFlag]));
+    return 0;
+  }
+  if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}`);
+  io.stdout(`static-admissiond ${packageVersion()}\n`);
+  return 0;
+}
+
+const commands: Readonly<Record<string, Command>> = Object.assign(Object.create(null) as Record<string, Command>, {
+  serve, validate, hash, registration, review, test, version,
+});
+
+function help(argv: readonly string[], io: CommandIO): number | Promise<number> {
+  const [name, ...extra] = argv;
+  if (name === undefined || name === '-h' || name === '--help') {
+    io.stdout(usage);
+    return 0;
+  }
+  if (extra.length > 0) throw new UsageError(`help takes one command, not ${JSON.stringify(extra[0])}`);
+  return commandNamed(name)(['--help'], io);
+}
+
+function commandNamed(name: string): Command {
+  if (name === 'help') return help;
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (command === undefined) {
+    throw new UsageError(`unknown command ${JSON.stringify(name)} for "static-admissiond"`, nearestNames(name, [...Object.keys(commands), 'help']));
+  }
+  return command;
+}
+
+/** A usage error as kubectl prints one: the error, what may have been meant, and the command's own help. */
+function usageErrorText(err: UsageError, command: string | undefined): string {
+  const meant = err.suggestions.length === 0 ? '' : `\nDid you mean this?\n${err.suggestions.map((s) => `\t${s}\n`).join('')}\n`;
+  return `error: ${err.message}\n${meant}See 'static-admissiond ${command === undefined ? '' : `${command} `}--help' for usage.\n`;
+}
+
 export async function main(argv: readonly string[], io: CommandIO): Promise<number> {
   const [first, ...rest] = argv;
+  // the first argument a flag (or none): the flags are serve's
+  const name = first === undefined || first.startsWith('-') ? undefined : first;
   try {
-    if (first === undefined || first.startsWith('-')) {
+    if (name === undefined) {
       if (first === '-h' || first === '--help') {
         io.stdout(usage);
         return 0;
       }
       return await serve(argv, io);
     }
-    switch (first) {
-      case 'serve': return await serve(rest, io);
-      case 'validate': return await validate(rest, io);
-      case 'hash': return hash(rest, io);
-      case 'registration': return registration(rest, io);
-      case 'review': return await review(rest, io);
-      case 'test': return await test(rest, io);
-      case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;
-      case 'help': io.stdout(usage); return 0;
-      default: throw new UsageError(`unknown command ${JSON.stringify(first)}`);
-    }
+    return await commandNamed(name)(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`error: ${err.message}\nRun 'static-admissiond --help' for usage.\n`);
+      const known = name === undefined ? 'serve' : name === 'help' || Object.hasOwn(commands, name) ? name : undefined;
+      io.stderr(usageErrorText(err, known));
       return 2;
     }
     throw err;

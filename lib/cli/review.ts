@@ -13,7 +13,7 @@ import { loadOfflineChain } from './chain.js';
 import type { OfflineChain } from './chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
 import type { CommandIO } from './common.js';
-import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
+import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 
@@ -23,7 +23,7 @@ export const reviewFlags: readonly FlagSpec[] = [
   { name: 'output', short: 'o', type: 'string', default: 'json', usage: 'json (the AdmissionReview response) or, with --operation mutate, yaml-object (the mutated object)' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   authorizationFlag,
-  { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
+  helpFlag,
 ];
 
 /** The longest time kube-apiserver gives a webhook call. */
@@ -32,7 +32,7 @@ const offlineDeadlineMs = 30_000;
 export async function review(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, reviewFlags);
   if (flagBool(flags, 'help')) {
-    io.stdout(usageText('static-admissiond review [--admission-config F] [--operation validate|mutate] [-o json|yaml-object] FILE|-', 'Runs one AdmissionReview through the admission chain offline and prints the AdmissionReview response. Exit 0 allowed or denied, 1 on invalid configuration or input.', reviewFlags));
+    io.stdout(usageText('static-admissiond review [--admission-config F] [--operation validate|mutate] [-o json|yaml-object] FILE|-', 'Runs one AdmissionReview through the admission chain offline and prints the AdmissionReview response. Exit 0 allowed or denied, 1 on invalid configuration or input, 2 on a usage error.', reviewFlags));
     return 0;
   }
   const operation = flagString(flags, 'operation');
@@ -108,6 +108,6 @@ export async function review(argv: readonly string[], io: CommandIO): Promise<nu
 /** The policies' audit annotation keys that were answered under a shortened name. */
 function shortenedKeysIn(hooks: readonly PolicyHook[], answered: Readonly<Record<string, string>> | undefined): Array<[string, string]> {
   if (answered === undefined) return [];
-  return shortenedPolicyAuditKeys(hooks.map((h) => h.policy)).filter(([, key]) => key in answered);
+  return shortenedPolicyAuditKeys(hooks.map((h) => h.policy)).filter(([, key]) => Object.hasOwn(answered, key));
 }
 

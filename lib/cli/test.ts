@@ -14,7 +14,7 @@ import { loadOfflineChain } from './chain.js';
 import type { Endpoint } from './chain.js';
 import { authorizationClientFrom, authorizationFlag } from './common.js';
 import type { CommandIO } from './common.js';
-import { flagBool, flagString, parseFlags, UsageError, usageText } from './flags.js';
+import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec, ParsedFlags } from './flags.js';
 
 export const testFlags: readonly FlagSpec[] = [
@@ -22,7 +22,7 @@ export const testFlags: readonly FlagSpec[] = [
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   { name: 'run', type: 'string', default: '', usage: 'run only the cases whose name matches this regular expression (RE2)' },
   authorizationFlag,
-  { name: 'help', short: 'h', type: 'boolean', default: false, usage: 'show this help' },
+  helpFlag,
 ];
 
 /** Suite files found in a directory, recursively: `admission-test.yaml` or `*.admission-test.yaml` (or `.yml`). */
@@ -99,7 +99,7 @@ export async function test(argv: readonly string[], io: CommandIO): Promise<numb
   const flags = parseFlags(argv, testFlags);
   if (flagBool(flags, 'help')) {
     io.stdout(usageText('static-admissiond test [-o text|junit|json] [--skip-webhooks] [--run REGEXP] [--authorization-kubeconfig K] SUITE|DIR...',
-      'Runs AdmissionTest suites through the admission chain the daemon serves. A directory is searched for admission-test.yaml and *.admission-test.yaml files. Exit 0 all cases passed, 1 a case failed, 2 a suite could not run.', testFlags));
+      'Runs AdmissionTest suites through the admission chain the daemon serves. A directory is searched for admission-test.yaml and *.admission-test.yaml files. Exit 0 all cases passed, 1 a case failed, 2 a suite could not run or on a usage error.', testFlags));
     return 0;
   }
   const output = flagString(flags, 'output');

@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from '../manifest/document.js';
 import { isPluginName } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import type { FeatureGates } from './feature-gates.js';
+import { ownValue } from '../json/own.js';
 
 export class AdmissionConfigError extends Error {
   constructor(message: string) {
@@ -56,6 +57,12 @@ const pluginConfigKinds: Record<PluginName, Record<string, Record<string, string
     'apiserver.config.k8s.io/v1': { MutatingAdmissionPolicyConfiguration: 'MutatingAdmissionPolicyConfiguration' },
   },
 };
+
+/** The config type registered for apiVersion and kind, which come from the file: own entries only. */
+function kindIn(byVersion: Readonly<Record<string, Record<string, string>>>, apiVersion: string, kind: string): string | undefined {
+  const kinds = ownValue(byVersion, apiVersion);
+  return kinds === undefined ? undefined : ownValue(kinds, kind);
+}
 
 function parse(text: string): JsonValue {
   try {
@@ -134,9 +141,9 @@ function underRoot(root: string, path: string): string {
 export function decodePluginConfiguration(plugin: PluginName, text: string, gates: FeatureGates, root = ''): PluginSetup {
   const obj = asObject(parse(text), 'runtime.Object');
   const { apiVersion, kind } = typeMeta(obj, text);
-  const type = pluginConfigKinds[plugin][apiVersion]?.[kind];
+  const type = kindIn(pluginConfigKinds[plugin], apiVersion, kind);
   if (type === undefined) {
-    const registered = Object.values(pluginConfigKinds).some((byVersion) => byVersion[apiVersion]?.[kind] !== undefined);
+    const registered = Object.values(pluginConfigKinds).some((byVersion) => kindIn(byVersion, apiVersion, kind) !== undefined);
     if (registered) throw new AdmissionConfigError(`unexpected type: *${apiVersion.split('/')[1]}.${kind}`);
     throw new AdmissionConfigError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/admission/plugin/${plugin}/config.go"`);
   }

@@ -22,7 +22,7 @@ export function parseFeatureGates(spec: string): FeatureGates {
     if (eq === -1) throw new Error(`missing bool value for ${item}`);
     const name = item.slice(0, eq).trim();
     const raw = item.slice(eq + 1).trim();
-    if (!(name in knownFeatureGates)) throw new Error(`unrecognized feature gate: ${name}`);
+    if (!Object.hasOwn(knownFeatureGates, name)) throw new Error(`unrecognized feature gate: ${name}`);
     const value = parseGoBool(raw);
     if (value === undefined) throw new Error(`invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": invalid syntax`);
     gates[name as FeatureGateName] = value;

@@ -1,11 +1,7 @@
 // Deep copies of JSON values without recursion: objects nested 10,000 levels deep (as kube-apiserver decodes them)
 // must not overflow the call stack, and a plain loop is several times faster than structuredClone for plain JSON.
 
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // a JSON key "__proto__" is data; plain assignment would replace the prototype instead
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
+import { setOwn } from './own.js';
 
 function isPlainObject(value: object): value is Record<string, unknown> {
   const proto: unknown = Object.getPrototypeOf(value);

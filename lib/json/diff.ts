@@ -49,7 +49,7 @@ export function diffJson(from: object, to: object): DiffOperation[] {
     if (f.t >= 0) {
       const key = f.oldKeys[f.t--]!;
       const oldVal = f.from[key];
-      const newVal = f.to[key];
+      const newVal = Object.hasOwn(f.to, key) ? f.to[key] : undefined;
       if (oldVal === newVal && newVal !== undefined) continue;
       const toIsArray = Array.isArray(f.to);
       if (Object.hasOwn(f.to, key) && !(newVal === undefined && oldVal !== undefined && !toIsArray)) {

@@ -4,6 +4,7 @@
 import jsyaml from 'js-yaml';
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
 import type { Node as YamlNode, ScalarTag } from 'yaml';
+import { setOwn } from '../json/own.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -184,6 +185,12 @@ export function goQuote(s: string): string {
 
 type DuplicateSink = (path: string, key: string, line: number) => void;
 
+/** A plain `<<` key: the yaml library resolves it (YAML 1.1's merge tag) to a symbol; a quoted "<<" is a string. */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key)) return false;
+  return typeof key.value === 'symbol' ? key.value.description === '<<' : key.value === '<<' && key.type === 'PLAIN';
+}
+
 class Converter {
   #expanded = 0;
   constructor(
@@ -208,7 +215,7 @@ class Converter {
       const seen = new Set<string>();
       for (const item of node.items) {
         if (!isPair(item)) continue;
-        if (isScalar(item.key) && item.key.value === '<<' && this.mergeKeys) {
+        if (this.mergeKeys && isMergeKey(item.key)) {
           this.merge(out, seen, item.value, path, depth);
           continue;
         }
@@ -220,7 +227,7 @@ class Converter {
           this.onDuplicate(childPath, key, line);
         }
         seen.add(key);
-        out[key] = this.convert(item.value, childPath, depth + 1, viaAlias);
+        setOwn(out, key, this.convert(item.value, childPath, depth + 1, viaAlias));
       }
       return out;
     }
@@ -239,7 +246,7 @@ class Converter {
         throw new DocumentSyntaxError('yaml: map merge requires map or sequence of maps as the value');
       }
       for (const [k, v] of Object.entries(s)) {
-        if (!seen.has(k) && !(k in out)) out[k] = v;
+        if (!seen.has(k) && !Object.hasOwn(out, k)) setOwn(out, k, v);
       }
     }
   }

@@ -58,6 +58,12 @@ export interface AdmissionServerOptions {
   readonly routes: Readonly<Record<string, AdmissionRoute>>;
   /** answers a missed deadline of the routes given as AdmissionHandlers */
   readonly onTimeout?: TimeoutHandler;
+  /**
+   * Called once a request has been answered with an AdmissionReview (HTTP 200), after the answer was handed to the
+   * socket: the route, the body as received and the answer's bytes as sent. For work that must stay off the
+   * request's path (the shadow set): it must be cheap and must not throw.
+   */
+  readonly afterAnswer?: (endpoint: string, body: Buffer, answer: Uint8Array) => void;
   readonly limits?: AdmissionServerLimits;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -191,14 +197,17 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   };
 
   /** Writes an answer of the request path; a non-200 one (a malformed review) is a rejection, logged as one. */
-  const write = (req: IncomingMessage, res: ServerResponse, endpoint: string, answer: Answer): void => {
+  const write = (req: IncomingMessage, res: ServerResponse, delivery: Delivery, answer: Answer): void => {
+    const { endpoint } = delivery;
     if (answer.status !== 200) {
       v2.info('Rejected admission request', { endpoint, code: answer.status, reason: answer.fault?.message ?? '', remoteAddress: req.socket.remoteAddress ?? '' });
       if (!req.complete) res.setHeader('Connection', 'close');
     }
     send(res, answer.status, answer.body);
+    if (answer.status !== 200) return;
     // After the answer has gone out: work here no longer delays the apiserver.
-    if (answer.status === 200 && v4.enabled && answer.summary) v4.info('Admission request answered', { endpoint, ...answer.summary() });
+    options.afterAnswer?.(endpoint, delivery.body, answer.body);
+    if (v4.enabled && answer.summary) v4.info('Admission request answered', { endpoint, ...answer.summary() });
   };
 
   const reviewers = new Map<string, Reviewer>();
@@ -218,9 +227,10 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const body = await readBody(req, gzip, limits.maxBodyBytes);
 
     const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
-    const review = reviewer(cancellation.delivery(endpoint, body, deadline, timeoutMs));
+    const delivery = cancellation.delivery(endpoint, body, deadline, timeoutMs);
+    const review = reviewer(delivery);
     if (!(review.answer instanceof Promise)) {
-      write(req, res, endpoint, review.answer);
+      write(req, res, delivery, review.answer);
       return;
     }
     let settled = false;
@@ -241,14 +251,14 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
         const summary = answer.summary?.();
         v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: summary?.uid ?? '', timeoutMs, allowed: summary?.allowed === true });
       }
-      write(req, res, endpoint, answer);
+      write(req, res, delivery, answer);
       cancellation.abort(new Error('deadline exceeded'));
     }, Math.max(0, deadline - Date.now()));
     try {
       const answer = await review.answer;
       if (!settled) {
         settled = true;
-        write(req, res, endpoint, answer);
+        write(req, res, delivery, answer);
       }
     } catch (err) {
       if (!settled) {

@@ -2,6 +2,7 @@
 // see why), each with the expected and the actual value as text and whether they agree.
 import type { JsonValue } from '../manifest/document.js';
 import type { Expectation, TextMatcher } from './suite.js';
+import { ownValue } from '../json/own.js';
 
 /** What the daemon answered for a case, as the apiserver would act on it. */
 export interface Answer {
@@ -51,7 +52,7 @@ export function subsetRows(path: string, expected: JsonValue, actual: JsonValue 
       out.push({ field: path, expected: show(expected), actual: show(actual), ok: false });
       return;
     }
-    for (const [k, v] of Object.entries(expected)) subsetRows(`${path}.${k}`, v, actual[k], out);
+    for (const [k, v] of Object.entries(expected)) subsetRows(`${path}.${k}`, v, ownValue(actual, k), out);
     return;
   }
   if (Array.isArray(expected)) {
@@ -90,8 +91,8 @@ export function compareAnswer(expect: Expectation, answer: Answer): Row[] {
     const keys = [...new Set([...Object.keys(expect.auditAnnotations), ...Object.keys(answer.auditAnnotations)])].sort();
     if (keys.length === 0) rows.push({ field: 'auditAnnotations', expected: none, actual: none, ok: true });
     for (const k of keys) {
-      const e = expect.auditAnnotations[k];
-      const a = answer.auditAnnotations[k];
+      const e = ownValue(expect.auditAnnotations, k);
+      const a = ownValue(answer.auditAnnotations, k);
       rows.push({ field: `auditAnnotations.${k}`, expected: e === undefined ? none : describeMatcher(e), actual: a === undefined ? none : JSON.stringify(a), ok: e !== undefined && matches(e, a) });
     }
   }

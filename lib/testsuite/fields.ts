@@ -2,6 +2,7 @@
 // errors (`cases[2].expect.allowed: Required value`, `strict decoding error: unknown field "cases[0].alowed"`) and
 // naming the file.
 import type { JsonObject, JsonValue } from '../manifest/document.js';
+import { setOwn } from '../json/own.js';
 
 /** A suite that cannot run: the file, and what is wrong with it. */
 export class SuiteError extends Error {
@@ -130,7 +131,7 @@ export class FieldReader {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(obj)) {
       if (typeof v !== 'string') throw this.error(`${this.at(key)}.${k}: Invalid value: ${typeName(v)}: must be a string`);
-      out[k] = v;
+      setOwn(out, k, v);
     }
     return out;
   }

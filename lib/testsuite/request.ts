@@ -30,6 +30,7 @@ import { isObject, SuiteError } from './fields.js';
 import { apiVersionOf, builtinByKind, builtinByResource, connectOptionKinds, parseAPIVersion } from './kinds.js';
 import type { GroupVersionKind, GroupVersionResource } from './kinds.js';
 import type { CaseSpec, Operation } from './suite.js';
+import { ownValue } from '../json/own.js';
 
 export interface PreparedCase {
   readonly spec: CaseSpec;
@@ -197,11 +198,11 @@ function checkSubresourceKind(spec: CaseSpec, subresources: Readonly<Record<stri
     if (!same(parent, actual)) throw fail(`${spec.path}: the object is ${show(actual)}, but ${resource} holds ${show(parent)}`);
     return;
   }
-  if (!(spec.subResource in subresources)) {
+  if (!Object.hasOwn(subresources, spec.subResource)) {
     const known = Object.keys(subresources);
     throw fail(`${spec.path}.subResource: Unsupported value: ${JSON.stringify(spec.subResource)}: ${resource} has ${known.length === 0 ? 'no subresources' : `subresources ${known.map((k) => JSON.stringify(k)).join(', ')}`}`);
   }
-  const expected = subresources[spec.subResource] ?? parent;
+  const expected = ownValue(subresources, spec.subResource) ?? parent;
   if (!same(expected, actual)) throw fail(`${spec.path}: ${resource}/${spec.subResource} requests carry ${show(expected)}, the object is ${show(actual)}`);
 }
 

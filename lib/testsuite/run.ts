@@ -15,6 +15,7 @@ import { SuiteError } from './fields.js';
 import { mutateRequest, prepareCase, validateRequest } from './request.js';
 import type { PreparedCase } from './request.js';
 import type { Suite } from './suite.js';
+import { setOwn } from '../json/own.js';
 
 /** The two endpoints of the daemon, as `serve` builds them. */
 export interface SuiteChain {
@@ -79,7 +80,7 @@ export async function answerCase(p: PreparedCase, chain: SuiteChain): Promise<An
   const auditAnnotations: Record<string, string> = {};
   const collect = (r: AdmissionResponse): void => {
     warnings.push(...(r.warnings ?? []));
-    Object.assign(auditAnnotations, r.auditAnnotations ?? {});
+    for (const [key, value] of Object.entries(r.auditAnnotations ?? {})) setOwn(auditAnnotations, key, value);
   };
   let object: JsonValue | null = p.object;
   let patched = false;

@@ -14,6 +14,7 @@ import { isPluginName, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { cloneJson } from '../json/index.js';
 import { FieldReader, isObject, SuiteError, typeName } from './fields.js';
+import { setOwn } from '../json/own.js';
 
 export const suiteAPIVersion = 'static-admissiond.io/v1alpha1';
 export const suiteKind = 'AdmissionTest';
@@ -150,7 +151,7 @@ function userInfo(r: FieldReader): SuiteUserInfo {
     extra = {};
     for (const [k, v] of Object.entries(extraObj)) {
       if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw r.error(`${r.at('extra')}.${k}: Invalid value: ${typeName(v)}: must be a list of strings`);
-      extra[k] = v as string[];
+      setOwn(extra, k, v as string[]);
     }
   }
   return { username, groups, ...(uid === undefined || uid === '' ? {} : { uid }), ...(extra === undefined ? {} : { extra }) };
@@ -206,7 +207,7 @@ function featureGates(r: FieldReader): FeatureGates {
   const gates: Record<FeatureGateName, boolean> = { ...knownFeatureGates };
   const spec = r.object('featureGates') ?? {};
   for (const [name, value] of Object.entries(spec)) {
-    if (!(name in knownFeatureGates)) throw r.error(`${r.at('featureGates')}: Unsupported value: ${JSON.stringify(name)}: supported values: ${Object.keys(knownFeatureGates).map((g) => JSON.stringify(g)).join(', ')}`);
+    if (!Object.hasOwn(knownFeatureGates, name)) throw r.error(`${r.at('featureGates')}: Unsupported value: ${JSON.stringify(name)}: supported values: ${Object.keys(knownFeatureGates).map((g) => JSON.stringify(g)).join(', ')}`);
     if (typeof value !== 'boolean') throw r.error(`${r.at('featureGates')}.${name}: Invalid value: ${typeName(value)}: must be a boolean`);
     gates[name as FeatureGateName] = value;
   }

@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { ownValue, setOwn } from '../json/own.js';
 
 export class KubeconfigError extends Error {
   constructor(message: string) {
@@ -84,7 +85,7 @@ function impersonationFrom(u: Record<string, unknown>): Impersonation | undefine
   const user = str(u.as);
   if (user === undefined) return undefined;
   const extra: Record<string, string[]> = {};
-  if (isObject(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) extra[k] = strings(v);
+  if (isObject(u['as-user-extra'])) for (const [k, v] of Object.entries(u['as-user-extra'])) setOwn(extra, k, strings(v));
   return { user, groups: strings(u['as-groups']), extra };
 }
 
@@ -105,8 +106,8 @@ export function impersonationHeaders(imp: Impersonation): Record<string, string 
   for (const [k, values] of Object.entries(imp.extra)) {
     if (values.length === 0) continue;
     const name = `impersonate-extra-${headerKeyEscape(k)}`.toLowerCase();
-    const prior = headers[name];
-    headers[name] = [...(prior === undefined ? [] : Array.isArray(prior) ? prior : [prior]), ...values];
+    const prior = ownValue(headers, name);
+    setOwn(headers, name, [...(prior === undefined ? [] : Array.isArray(prior) ? prior : [prior]), ...values]);
   }
   return headers;
 }
@@ -309,4 +310,45 @@ export class AuthenticationInfoResolver {
     }
     return creds;
   }
+}
+
+function readCA(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new KubeconfigError(`unable to read certificate-authority ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+  }
+}
+
+/** The kube-apiserver of a kubeconfig's current context: its https URL, the CA that verifies it, its user's credentials. */
+export interface ClusterConnection {
+  readonly base: URL;
+  /** empty: the system roots */
+  readonly caPEM: string;
+  /** offers only the current context's user, whatever the host */
+  readonly resolver: AuthenticationInfoResolver;
+}
+
+/** Reads the kubeconfig's current context as a client of that apiserver would. Throws KubeconfigError when it cannot be used. */
+export function currentClusterConnection(path: string): ClusterConnection {
+  const config = loadKubeconfig(path);
+  const cluster = config.currentCluster;
+  if (cluster === undefined || cluster.server === '') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the current context names no cluster with a server`);
+  if (cluster.insecureSkipTLSVerify === true) throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: insecure-skip-tls-verify is not supported by static-admissiond`);
+  let base: URL;
+  try {
+    base = new URL(cluster.server);
+  } catch {
+    throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: invalid server URL ${JSON.stringify(cluster.server)}`);
+  }
+  if (base.protocol !== 'https:') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the server must be an https:// URL, got ${JSON.stringify(cluster.server)}`);
+  const caPEM = cluster.certificateAuthorityData !== undefined
+    ? Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8')
+    : cluster.certificateAuthority !== undefined ? readCA(cluster.certificateAuthority) : '';
+  const user = config.currentUser;
+  const info = user === undefined ? undefined : config.users.get(user);
+  const resolver = new AuthenticationInfoResolver({ users: info === undefined ? new Map() : new Map([[user!, info]]), currentUser: user });
+  // fail now, not on the first call, when the credentials cannot be used
+  resolver.credentialsFor(`${base.hostname}:${base.port || '443'}`);
+  return { base, caPEM, resolver };
 }

@@ -88,8 +88,10 @@ test('serve --help shows the limits with their defaults', async () => {
   const { code, out } = await run(['serve', '--help']);
   assert.equal(code, 0);
   assert.match(out, /--max-request-body-bytes int +.* \(default 7340032\)\n/);
-  assert.match(out, /--request-header-timeout duration +.* \(default "3s"\)\n/);
-  assert.match(out, /--request-body-timeout duration +.* \(default "4s"\)\n/);
+  // pflag's FlagUsages: only string defaults are quoted; a duration in Go's time.Duration String()
+  assert.match(out, /--request-header-timeout duration +.* \(default 3s\)\n/);
+  assert.match(out, /--request-body-timeout duration +.* \(default 4s\)\n/);
+  assert.match(out, /--reload-interval duration +.* \(default 1m0s\)\n/);
 });
 
 test('contradictory limits are usage errors, before anything starts', async () => {

@@ -6,7 +6,7 @@ import type { JsonObject } from './json.js';
 
 /** encoding/json matches keys exactly, then case-insensitively. */
 export function field(o: JsonObject, name: string): unknown {
-  if (name in o) return o[name];
+  if (Object.hasOwn(o, name)) return o[name];
   const lower = name.toLowerCase();
   for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
   return undefined;

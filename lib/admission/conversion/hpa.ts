@@ -13,6 +13,7 @@
 import { condition, field, isCPUUtilization, metricSpecFromV1, metricSpecToV1, metricStatusFromV1, metricStatusToV1, ref, target, valueStatus } from './hpa-metrics.js';
 import { goMarshal, int, isObject, present, setOmitEmpty, setPointer, sortedMap, str, struct } from './json.js';
 import type { JsonObject } from './json.js';
+import { setOwn } from '../../json/own.js';
 
 export const metricSpecsAnnotation = 'autoscaling.alpha.kubernetes.io/metrics';
 export const metricStatusesAnnotation = 'autoscaling.alpha.kubernetes.io/current-metrics';
@@ -29,9 +30,9 @@ const defaultCPUUtilization = 80;
 /** The metadata with the round-trip annotations removed (an emptied map is omitted, as omitempty does). */
 function dropRoundTripAnnotations(metadata: JsonObject): JsonObject {
   const annotations = metadata['annotations'];
-  if (!isObject(annotations) || !roundTripAnnotations.some((k) => k in annotations)) return { ...metadata };
+  if (!isObject(annotations) || !roundTripAnnotations.some((k) => Object.hasOwn(annotations, k))) return { ...metadata };
   const kept: Record<string, string> = {};
-  for (const [k, v] of Object.entries(annotations)) if (!roundTripAnnotations.includes(k)) kept[k] = String(v);
+  for (const [k, v] of Object.entries(annotations)) if (!roundTripAnnotations.includes(k)) setOwn(kept, k, String(v));
   const out = { ...metadata };
   if (Object.keys(kept).length === 0) delete out['annotations'];
   else out['annotations'] = kept;

@@ -2,6 +2,7 @@
 // conversion produces the JSON Go's encoding/json would write for the other version's typed object (fields in Go
 // order, `omitempty` honoured, zero structs written out, zero Times as null).
 import { stringifyJson } from '../../json/index.js';
+import { setOwn } from '../../json/own.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -63,6 +64,6 @@ export function goMarshal(value: unknown): string {
 /** A map[string]string as Go writes it: keys sorted. */
 export function sortedMap(map: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of Object.keys(map).sort()) out[k] = map[k]!;
+  for (const k of Object.keys(map).sort()) setOwn(out, k, map[k]!);
   return out;
 }

@@ -8,7 +8,7 @@
 // do. Not done (documented in the README): quantities are not rounded up to milli precision or re-canonicalized
 // (SetDefaults_ResourceList), and pod-level resources (spec.resources, PodLevelResources) are not derived from the
 // containers'. Other kinds are returned as they are.
-import { cloneJson } from '../../json/index.js';
+import { cloneJson, setOwn } from '../../json/index.js';
 import { isObject, remove, setIfMissing, structField, wouldChange, write } from './object.js';
 import type { JsonObject } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
@@ -227,23 +227,28 @@ function shareAtOnce(original: unknown, defaulted: unknown): { value: unknown } 
  * defaulting left alone (later evaluations convert only what changed to CEL values, keyed by subtree identity).
  * Walked with an explicit stack, for objects of any depth.
  */
+/** An own element or property of an array or object, else undefined. */
+function ownAt(container: object, key: string | number): unknown {
+  return Object.hasOwn(container, key) ? (container as Record<string | number, unknown>)[key] : undefined;
+}
+
 function share(original: unknown, defaulted: unknown): unknown {
   const atOnce = shareAtOnce(original, defaulted);
   if (atOnce !== undefined) return atOnce.value;
   const stack: ShareFrame[] = [shareFrame(original as object, defaulted as object)];
   const settle = (f: ShareFrame, value: unknown): void => {
     const key = f.keys === undefined ? f.next : f.keys[f.next]!;
-    const o = (f.original as Record<string | number, unknown>)[key];
+    const o = ownAt(f.original, key);
     f.values[f.next++] = value;
-    if (value !== o || (f.keys !== undefined && o === undefined && !(key in f.original))) f.same = false;
+    if (value !== o || (f.keys !== undefined && o === undefined && !Object.hasOwn(f.original, key))) f.same = false;
   };
   for (;;) {
     const f = stack[stack.length - 1]!;
     const count = f.keys === undefined ? f.values.length : f.keys.length;
     if (f.next < count) {
       const key = f.keys === undefined ? f.next : f.keys[f.next]!;
-      const o = (f.original as Record<string | number, unknown>)[key];
-      const d = (f.defaulted as Record<string | number, unknown>)[key];
+      const o = ownAt(f.original, key);
+      const d = ownAt(f.defaulted, key);
       const settled = shareAtOnce(o, d);
       if (settled === undefined) stack.push(shareFrame(o as object, d as object));
       else settle(f, settled.value);
@@ -254,11 +259,7 @@ function share(original: unknown, defaulted: unknown): unknown {
     if (!f.same && f.keys === undefined) value = f.values;
     else if (!f.same) {
       const out: Record<string, unknown> = {};
-      f.keys!.forEach((k, i) => {
-        // a "__proto__" key is data
-        if (k === '__proto__') Object.defineProperty(out, k, { value: f.values[i], enumerable: true, writable: true, configurable: true });
-        else out[k] = f.values[i];
-      });
+      f.keys!.forEach((k, i) => setOwn(out, k, f.values[i]));
       value = out;
     }
     if (stack.length === 0) return value;

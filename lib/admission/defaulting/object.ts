@@ -1,4 +1,5 @@
 // In-place helpers for the defaulters, which work on a private copy of the object.
+import { ownValue, setOwn } from '../../json/own.js';
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(v: unknown): v is JsonObject {
@@ -26,26 +27,26 @@ export function wouldChange(f: (o: JsonObject) => void, o: JsonObject): boolean 
 
 /** `o[key] = value` (nothing when it already holds that very value). */
 export function write(o: JsonObject, key: string, value: unknown): void {
-  if (o[key] === value && key in o) return;
+  if (Object.hasOwn(o, key) && o[key] === value) return;
   if (dryRun) throw wouldWrite;
-  o[key] = value;
+  setOwn(o, key, value);
 }
 
 export function remove(o: JsonObject, key: string): void {
-  if (!(key in o)) return;
+  if (!Object.hasOwn(o, key)) return;
   if (dryRun) throw wouldWrite;
   delete o[key];
 }
 
 /** Sets `o[key]` when it is absent or null (Go's nil), or one of `zeros` (Go's zero value the defaulter tests). */
 export function setIfMissing(o: JsonObject, key: string, value: unknown, ...zeros: readonly unknown[]): void {
-  const v = o[key];
+  const v = ownValue(o, key);
   if (v === undefined || v === null || zeros.includes(v)) write(o, key, value);
 }
 
 /** `o[key]` as an object, created (empty) when absent: a Go struct field is never nil. */
 export function structField(o: JsonObject, key: string): JsonObject {
-  const v = o[key];
+  const v = ownValue(o, key);
   if (isObject(v)) return v;
   const created: JsonObject = {};
   write(o, key, created);

@@ -149,7 +149,7 @@ function requestsFromLimits(c: JsonObject): void {
   if (!isObject(resources) || !isObject(resources['limits'])) return;
   const limits = resources['limits'];
   const requests = isObject(resources['requests']) ? resources['requests'] : {};
-  for (const [k, v] of Object.entries(limits)) if (!(k in requests)) write(requests, k, v);
+  for (const [k, v] of Object.entries(limits)) if (!Object.hasOwn(requests, k)) write(requests, k, v);
   // an empty map is omitted, as omitempty does
   if (Object.keys(requests).length > 0) write(resources, 'requests', requests);
 }

@@ -13,7 +13,7 @@
 // Each error reads as upstream's pkg/errors chain, e.g. `remove operation does not apply: doc is missing path:
 // "/x": missing value`.
 
-import { cloneJson } from '../../json/index.js';
+import { cloneJson, setOwn } from '../../json/index.js';
 
 export interface PatchOperation {
   readonly op: string;
@@ -41,10 +41,6 @@ function wrap(message: string, cause: string): PatchError {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function setOwn(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** RFC 6901 unescaping as evanphx does it (`~1` then `~0`, in one pass). */

@@ -4,7 +4,7 @@
 // maps and structs are merged key by key, lists by their listType (`atomic` replaced, `set` unioned, `map` merged
 // element by element on their listMapKey, the live order kept and new elements appended in applied order), scalars
 // and atomic values replaced. A field is removed only where the applied value is null on a scalar.
-import { stringifyJson } from '../../json/index.js';
+import { ownValue, setOwn, stringifyJson } from '../../json/index.js';
 import { declaresFields, deduced, fieldShape, isAtomicMap, structSchema } from './schema.js';
 import type { FieldShape, Shape } from './schema.js';
 
@@ -20,18 +20,18 @@ function isEmpty(v: unknown): boolean {
   return isObject(v) && Object.keys(v).length === 0;
 }
 
-function setOwn(target: JsonObject, key: string, value: unknown): void {
-  // a JSON key "__proto__" is data
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 type ListShape = Extract<FieldShape, { t: 'l' }>;
+
+/** The schema's default of an associative list's key field. */
+function defaultOf(shape: ListShape, key: string): unknown {
+  return shape.d === undefined ? undefined : ownValue(shape.d, key);
+}
 
 /** fieldpath's rendering of a list element of an associative list: `[name="x",protocol="TCP"]`. */
 function keyPathElement(shape: ListShape, item: unknown): string {
   const keys = shape.k ?? [];
   const values = keys.map((k) => {
-    const v = isObject(item) && k in item ? item[k] : shape.d?.[k];
+    const v = isObject(item) && Object.hasOwn(item, k) ? item[k] : defaultOf(shape, k);
     return `${k}=${stringifyJson(v)}`;
   });
   return `[${values.join(',')}]`;
@@ -42,7 +42,7 @@ function elementKey(shape: ListShape, item: unknown): string | undefined {
   const keys = shape.k ?? [];
   const parts: unknown[] = [];
   for (const k of keys) {
-    const v = isObject(item) && k in item && item[k] !== null ? item[k] : shape.d?.[k];
+    const v = isObject(item) && Object.hasOwn(item, k) && item[k] !== null ? item[k] : defaultOf(shape, k);
     if (v === undefined) return undefined;
     parts.push(v);
   }
@@ -79,7 +79,7 @@ export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] 
   } else if (Array.isArray(value) && shape.t === 'l') {
     value.forEach((item, i) => {
       if (shape.lt === 'map' && elementKey(shape, item) === undefined) {
-        const missing = (shape.k ?? []).find((k) => !(isObject(item) && k in item) && shape.d?.[k] === undefined) ?? '';
+        const missing = (shape.k ?? []).find((k) => !(isObject(item) && Object.hasOwn(item, k)) && defaultOf(shape, k) === undefined) ?? '';
         errors.push(`${path}: element ${i}: associative list with keys has an element that omits key field ${JSON.stringify(missing)} (and doesn't have default value)`);
         return;
       }
@@ -102,7 +102,7 @@ export function atomicPaths(shape: Shape, value: unknown, path = ''): string[] {
     if (shape.t === 'o') {
       const fields = structSchema(shape.n)?.fields ?? {};
       for (const [key, child] of Object.entries(value)) {
-        const fs = fields[key];
+        const fs = ownValue(fields, key);
         if (fs !== undefined) found.push(...atomicPaths(fs, child, `${path}.${key}`));
       }
     }

@@ -2,6 +2,7 @@
 // types (list-types.generated.ts, from scripts/gen-list-types.mjs), and how an object's apiVersion/kind finds its
 // root type. A kind the data does not hold is merged as structured-merge-diff merges an object it has no schema for
 // (DeducedParseableType): maps merged key by key, lists and scalars replaced, with only `metadata` typed.
+import { ownValue } from '../../json/own.js';
 import { mergeSchema } from './list-types.generated.js';
 
 /** One field's shape: `s` scalar, `a` opaque JSON (replaced whole), `o` a named struct, `m` a map, `l` a list. */
@@ -41,12 +42,12 @@ const unknownRoot: Shape = Object.freeze({ t: 'u' });
 const objectMeta: FieldShape = Object.freeze({ t: 'o', n: 'metav1.ObjectMeta' });
 
 export function structSchema(name: string): StructSchema | undefined {
-  return mergeSchema.types[name];
+  return ownValue(mergeSchema.types, name);
 }
 
 /** The shape of an object of this apiVersion/kind: its root struct, or an unknown root. */
 export function rootShape(apiVersion: string, kind: string): Shape {
-  const name = mergeSchema.roots[`${apiVersion} ${kind}`];
+  const name = ownValue(mergeSchema.roots, `${apiVersion} ${kind}`);
   return name === undefined ? unknownRoot : { t: 'o', n: name };
 }
 
@@ -54,7 +55,8 @@ export function rootShape(apiVersion: string, kind: string): Shape {
 export function fieldShape(parent: Shape, key: string): Shape | undefined {
   switch (parent.t) {
     case 'o':
-      return structSchema(parent.n)?.fields[key];
+      const fields = structSchema(parent.n)?.fields;
+      return fields === undefined ? undefined : ownValue(fields, key);
     case 'm':
       return parent.v;
     case 'u':

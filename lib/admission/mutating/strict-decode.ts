@@ -12,7 +12,7 @@
 import { interpretError, StrictWalker } from '../../api/strict-walker.js';
 import type { ScalarChecks } from '../../api/strict-walker.js';
 import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
-import { stringifyJson } from '../../json/index.js';
+import { ownValue, stringifyJson } from '../../json/index.js';
 import { decodeRoots, decodeSchema } from './decode-types.generated.js';
 
 type JsonObject = { [key: string]: Parameters<StrictWalker['object']>[0][string] };
@@ -38,8 +38,8 @@ const scalars: ScalarChecks = { 'resource.Quantity': quantityError };
 export function decodeError(apiVersion: string, kind: string, object: unknown, known?: unknown): string | undefined {
   const interpret = interpretError(object);
   if (interpret !== undefined) return interpret;
-  const root = decodeRoots[`${apiVersion} ${kind}`];
-  const type = root === undefined ? undefined : decodeSchema[root];
+  const root = ownValue(decodeRoots, `${apiVersion} ${kind}`);
+  const type = root === undefined ? undefined : ownValue(decodeSchema, root);
   if (type === undefined) return undefined;
   const walk = (sortKeys: boolean, skip: unknown): StrictWalker => {
     const walker = new StrictWalker(decodeSchema, { sortKeys, scalars, check: true });

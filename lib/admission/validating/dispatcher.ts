@@ -23,6 +23,7 @@ import { OUT_OF_BUDGET } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
 import type { CompiledPolicy, PolicyDecision, PolicyScope, ValidateResult } from './validator.js';
+import { setOwn } from '../../json/own.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -165,7 +166,8 @@ export class EvaluationRequest {
   }
 }
 
-function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
+/** Whether two invocation targets are the same kind, resource and subresource. */
+export function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
   return a.subResource === b.subResource &&
     a.kind.group === b.kind.group && a.kind.version === b.kind.version && a.kind.kind === b.kind.kind &&
     a.resource.group === b.resource.group && a.resource.version === b.resource.version && a.resource.resource === b.resource.resource;
@@ -267,7 +269,7 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
 
   const addAnnotation = (key: string, value: string): void => {
     // admission attributes never overwrite an annotation: the first value stays
-    if (!(key in annotations)) annotations[key] = value;
+    if (!Object.hasOwn(annotations, key)) setOwn(annotations, key, value);
   };
 
   let next = 0;

@@ -21,6 +21,7 @@ import type { WebhookClients } from '../../webhook/client.js';
 import { AdmissionStatusError, CallingWebhookError, failClosedStatus, internalError, requestTimeoutError, serviceUnavailable, toStatusErr } from '../../webhook/errors.js';
 import type { WebhookMetrics } from '../../webhook/metrics.js';
 import { newReviewUID, serializeReview } from '../../webhook/review.js';
+import { setOwn } from '../../json/own.js';
 
 export const patchAuditAnnotationPrefix = 'patch.webhook.admission.k8s.io/';
 export const mutationAuditAnnotationPrefix = 'mutation.webhook.admission.k8s.io/';
@@ -153,7 +154,7 @@ export class MutatingWebhookPlugin implements MutatingPlugin {
     const operation = request.operation ?? '';
     const round = reinvocation.isReinvoke ? 1 : 0;
     const annotate = (key: string, value: string): void => {
-      if (!(key in attributes.auditAnnotations)) attributes.auditAnnotations[key] = value;
+      if (!Object.hasOwn(attributes.auditAnnotations, key)) setOwn(attributes.auditAnnotations, key, value);
     };
     const hooks = this.options.hooks();
     for (let i = 0; i < hooks.length; i++) {

@@ -20,6 +20,7 @@ import { AdmissionStatusError, CallingWebhookError, failClosedStatus, requestTim
 import type { WebhookMetrics } from '../../webhook/metrics.js';
 import { newReviewUID, serializeReview } from '../../webhook/review.js';
 import type { ReviewVersion, VerifiedResponse } from '../../webhook/review.js';
+import { setOwn } from '../../json/own.js';
 
 export const validatingFailedOpenKeyPrefix = 'failed-open.validating.webhook.admission.k8s.io/';
 
@@ -159,7 +160,7 @@ export class ValidatingWebhookDispatcher {
       finish({ allowed: false, status, warnings, auditAnnotations });
     };
     const annotate = (key: string, value: string): void => {
-      if (!(key in auditAnnotations)) auditAnnotations[key] = value;
+      if (!Object.hasOwn(auditAnnotations, key)) setOwn(auditAnnotations, key, value);
     };
 
     /** upstream's per-call bookkeeping; returns the denial, if this outcome denies */

@@ -311,11 +311,7 @@ export function ownValue(obj: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(obj, key) ? v : undefined;
 }
 
-/** Sets a key on a plain object as data, even `__proto__`. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
+export { setOwn } from '../../json/own.js';
 
 /** Go types of the Kubernetes library values (k8s.io/apiserver/pkg/cel), by CEL type name. */
 const KUBERNETES_GO_TYPES: Readonly<Record<string, string>> = {
