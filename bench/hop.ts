@@ -22,7 +22,7 @@ import { decodeBatchResults, encodeTask } from '../lib/admission/pool/codec.js';
 import type { PolicyTask } from '../lib/admission/pool/codec.js';
 import { PolicyPool } from '../lib/admission/pool/pool.js';
 import type { PolicyPoolOptions } from '../lib/admission/pool/pool.js';
-import { createValidateHandler } from '../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../lib/review/validate-handler.js';
 import { planValidatingPolicies } from '../lib/admission/validating/dispatcher.js';
 import type { ValidatingPlan } from '../lib/admission/validating/dispatcher.js';
 import { loadSnapshotSync } from '../lib/reload/pipeline.js';

@@ -1,29 +1,31 @@
 // Hot-path benchmark (npm run bench): in one run, on loopback, with keep-alive HTTPS connections,
-//   (a) a bare Node HTTPS server answering a fixed allowed AdmissionReview (bench/bare-server.ts),
-//   (b) the daemon — the real executable, `serve` — evaluating in its policy worker pool (--workers default),
-//   (c) the same daemon evaluating on the main thread (--workers 0),
-//   (m) the daemon answering POST /mutate with the 10 MutatingAdmissionPolicies of testdata/bench/mutating-policies
-//       (6 change the pod: ApplyConfiguration merges and JSONPatches; 4 match and change nothing), alongside (b)'s
-//       validating policies in the same process, as a node would run both,
-// (a)–(c) each with the 20 Pod Security Standards-style policies (40 expressions) of testdata/bench/policies on the 4 KB
-// pod review testdata/bench/pod-review.json. Each server is its own process; the load generator is this one.
+//   (a)  a bare Node HTTPS server that reads the body, runs JSON.parse on it and answers a fixed allow (bare-server.ts),
+//   (bN) the daemon — the real executable, `serve` — with a policy pool of N workers (--pool-workers, default the
+//        daemon's own default; on a pinned run 1, 3 and 7),
+//   (c)  the same daemon evaluating on the main thread (--workers 0),
+//   (m)  the daemon answering POST /mutate with the 10 MutatingAdmissionPolicies of testdata/bench/mutating-policies
+//        (6 change the pod), alongside the validating policies, with the daemon's default workers,
+// (a)–(c) with the 20 Pod Security Standards-style policies (40 expressions) of testdata/bench/policies on the 4 KB pod
+// review testdata/bench/pod-review.json. Each server is its own process; the load comes from --client-processes
+// processes (bench/load-process.ts).
 //
-// Prints the maximum throughput (closed loop: several connections, each sending as soon as its answer is in;
-// rounds alternate between servers and ratios are medians of per-round pairs, so drifting machine load cancels
-// out), p50/p99 at fixed offered rates (open loop), server CPU per request, the ratios b/a and b/c, and the bars:
-//   b's max throughput >= 50% of a's;  b's p99 at 1,000 req/s < 2 ms.
-// For (m): its p50/p99 at each rate and the ratio to (b)'s at the same rate.
-// Low rates (what a control plane sends: tens to hundreds of requests a second): (a), (b) and (c) at 50 and 200 req/s,
-// open loop, rounds alternating between servers, printing what (b) and (c) add to (a)'s p50 and p99, and the bars:
-//   at 50 req/s, added p50 <= 0.15 ms and added p99 <= 0.5 ms;  at 1,000 req/s, added p99 <= 0.5 ms.
+// Many cores (../shared/tools/device-bench.md): --server-cpus 0-3 --client-cpus 6-15 pin the servers and the load
+// generators with taskset, so client and server never share a core. Without them it runs unpinned, as on 2 cores.
 //
-// The other cases are their own scripts: npm run bench:reload, bench:webhooks, bench:test, bench:shadow, and
-// bench:replay (the `replay` command over one million audit events, on one core and on all).
+// The other cases are their own scripts: npm run bench:reload, bench:webhooks, bench:test, bench:shadow,
+// bench:replay (the `replay` command over one million audit events, on one core and on all) and bench:profile.
 //
-// Flags: --seconds N (closed-loop round length, default 3), --rounds N (default 3), --connections N (default 16),
-// --open-seconds N (default 3), --rates 250,500,1000, --workers N (pool size of b; default: the daemon's),
-// --low-rates 50,200, --low-seconds N (per rate and round, default 8), --low-rounds N (default 3).
-import { spawn } from 'node:child_process';
+// Prints the maximum throughput (closed loop; rounds alternate between servers and ratios are medians of per-round
+// pairs, so drifting machine load cancels out), p50/p99 at fixed offered rates (open loop, timed from when each
+// request was due), and per server the CPU time per request of its main thread and of the whole process (/proc),
+// then the issue's bars. Low rates (--low-rates) pool latencies over rounds, servers alternating.
+//
+// Flags: --seconds N (closed-loop round, default 3), --rounds N (3), --connections N (16 per server, split over the
+// client processes), --open-seconds N (3), --rates list (pinned: 50,1000,5000; else 250,500,1000), --low-rates list
+// (pinned: none; else 50,200), --low-seconds N (8), --low-rounds N (3), --pool-workers list, --client-processes N
+// (pinned: one per client CPU, at most 8; else 1), --server-cpus LIST, --client-cpus LIST, --no-mutate,
+// --compare DIR (every daemon also run from DIR's dist/, another build, its rounds alternating with this one's).
+import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -32,35 +34,124 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
-import { benchWorkspace, cpuSeconds, fmt, freePort, httpStatus, median, until, validatingAdmissionConfig } from './util.js';
-import { closedLoop, newAgent, openLoop, percentile, postOnce } from './load.js';
-import type { LoadResult, Target } from './load.js';
+import type { LoadCommand, LoadReply, WireTarget } from './load-process.js';
+import { percentile } from './load.js';
+import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+for (let i = 2; i < process.argv.length; i++) {
+  const name = process.argv[i]!.replace(/^--/, '');
+  if (name === 'no-mutate') args.set(name, 'true');
+  else args.set(name, process.argv[++i] ?? '');
+}
 const num = (name: string, def: number): number => (args.has(name) ? Number(args.get(name)) : def);
+const list = (name: string, def: readonly number[]): number[] => (args.has(name) ? args.get(name)!.split(',').filter((x) => x !== '').map(Number) : [...def]);
+/** CPUs in a taskset list such as 0-3,8 */
+const cpuCount = (spec: string): number => spec.split(',').reduce((n, part) => {
+  const [lo, hi] = part.split('-').map(Number);
+  return n + (hi === undefined ? 1 : hi - lo! + 1);
+}, 0);
+
+const serverCpus = args.get('server-cpus');
+const clientCpus = args.get('client-cpus');
+const pinned = serverCpus !== undefined;
 const roundSeconds = num('seconds', 3);
 const rounds = num('rounds', 3);
 const connections = num('connections', 16);
 const openSeconds = num('open-seconds', 3);
-const rates = (args.get('rates') ?? '250,500,1000').split(',').map(Number);
-const poolWorkers = num('workers', defaultPoolThreads());
-const lowRates = (args.get('low-rates') ?? '50,200').split(',').filter((r) => r !== '').map(Number);
+const rates = list('rates', pinned ? [50, 1000, 5000] : [250, 500, 1000]);
+const lowRates = list('low-rates', pinned ? [] : [50, 200]);
 const lowSeconds = num('low-seconds', 8);
 const lowRounds = num('low-rounds', 3);
+const poolWorkers = list('pool-workers', pinned ? [1, 3, 7] : [defaultPoolThreads()]);
+const clientProcesses = Math.max(1, num('client-processes', clientCpus !== undefined ? Math.min(8, cpuCount(clientCpus)) : 1));
+const withMutate = !args.has('no-mutate');
+const compare = args.has('compare') ? resolve(args.get('compare')!) : undefined;
+/** The daemon's default pool size where the servers run (the workers its --workers default gives them). */
+const defaultWorkers = pinned ? Math.max(1, cpuCount(serverCpus) - 1) : defaultPoolThreads();
+
+/** `node args…`, pinned to `cpus` with taskset when given (taskset execs node: the pid is node's). */
+function node(cpus: string | undefined, argv: readonly string[], stdio: 'server' | 'daemon'): ChildProcess {
+  const [cmd, rest] = cpus === undefined ? [process.execPath, argv] : ['taskset', ['-c', cpus, process.execPath, ...argv]];
+  return spawn(cmd, rest, { stdio: stdio === 'server' ? ['ignore', 'pipe', 'inherit'] : ['ignore', 'ignore', 'pipe'] });
+}
 
 interface Server {
-  readonly key: 'a' | 'b' | 'c' | 'm';
+  readonly key: string;
   readonly label: string;
   readonly child: ChildProcess;
-  readonly target: Target;
-  readonly deny?: Target;
+  readonly target: WireTarget;
+  readonly deny?: WireTarget;
 }
+
+interface Measured {
+  readonly completed: number;
+  readonly errors: number;
+  readonly seconds: number;
+  readonly latencies: Float64Array;
+  readonly clientCpu: number;
+  /** server CPU seconds: main thread, whole process */
+  readonly mainCpu: number;
+  readonly totalCpu: number;
+}
+
+/** The load generator processes, each holding its share of every server's connections. */
+class LoadGenerators {
+  readonly #children: ChildProcess[] = [];
+  constructor(n: number) {
+    for (let i = 0; i < n; i++) {
+      const script = join(root, 'dist', 'bench', 'load-process.js');
+      this.#children.push(clientCpus === undefined
+        ? fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+        : spawn('taskset', ['-c', clientCpus, process.execPath, script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    }
+  }
+
+  #ask(command: LoadCommand, child: ChildProcess): Promise<LoadReply> {
+    return new Promise((resolve) => {
+      child.once('message', (reply: LoadReply) => resolve(reply));
+      child.send(command);
+    });
+  }
+
+  /** Runs one command on every process (connections and rate split between them) and merges their results. */
+  async run(server: Server, op: 'check' | 'closed' | 'open', options: { seconds?: number; rate?: number; target?: WireTarget } = {}): Promise<Measured> {
+    const n = this.#children.length;
+    const perProcess = Math.max(1, Math.ceil(connections / n));
+    const target = options.target ?? server.target;
+    const pid = server.child.pid!;
+    const main0 = threadCpuSeconds(pid, pid);
+    const total0 = threadCpuSeconds(pid);
+    const replies = await Promise.all(this.#children.map((child) => this.#ask(
+      op === 'open'
+        ? { op, key: server.key, target, connections: perProcess, rate: options.rate! / n, seconds: options.seconds! }
+        : op === 'closed' ? { op, key: server.key, target, connections: perProcess, seconds: options.seconds! } : { op, key: server.key, target, connections: perProcess },
+      child,
+    )));
+    const latencies = Float64Array.from(replies.flatMap((r) => r.latencies)).sort();
+    return {
+      completed: replies.reduce((s, r) => s + r.completed, 0),
+      errors: replies.reduce((s, r) => s + r.errors, 0),
+      seconds: Math.max(...replies.map((r) => r.seconds)),
+      latencies,
+      clientCpu: replies.reduce((s, r) => s + r.cpu, 0),
+      mainCpu: threadCpuSeconds(pid, pid) - main0,
+      totalCpu: threadCpuSeconds(pid) - total0,
+    };
+  }
+
+  close(): void {
+    for (const c of this.#children) if (c.connected) c.send({ op: 'exit' } satisfies LoadCommand);
+  }
+}
+
+const perRequest = (cpu: number, n: number): string => (n > 0 ? (cpu / n * 1e6).toFixed(0) : '—');
 
 async function main(): Promise<void> {
   const started = Date.now();
   const { tmp, children, cleanup } = benchWorkspace('sad-bench-');
+  const load = new LoadGenerators(clientProcesses);
   try {
     const ca = await createCertificateAuthority('bench CA');
     const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
@@ -72,12 +163,7 @@ async function main(): Promise<void> {
     const config = join(tmp, 'admission-config.yaml');
     writeFileSync(config, validatingAdmissionConfig(policiesDir));
     const mutatingConfig = join(tmp, 'admission-config-mutating.yaml');
-    writeFileSync(mutatingConfig, `${readFileSync(config, 'utf8')}- name: MutatingAdmissionPolicy
-  configuration:
-    apiVersion: apiserver.config.k8s.io/v1
-    kind: MutatingAdmissionPolicyConfiguration
-    staticManifestsDir: ${join(root, 'testdata', 'bench', 'mutating-policies')}
-`);
+    writeFileSync(mutatingConfig, mutatingAdmissionConfig(policiesDir, join(root, 'testdata', 'bench', 'mutating-policies')));
     const bodyFile = join(root, 'testdata', 'bench', 'pod-review.json');
     const body = readFileSync(bodyFile);
     const review = JSON.parse(body.toString('utf8')) as { request: { uid: string; object: { spec: { containers: Array<{ securityContext: Record<string, unknown> }> } } } };
@@ -85,175 +171,175 @@ async function main(): Promise<void> {
     review.request.object.spec.containers[0]!.securityContext.privileged = true;
     const privileged = Buffer.from(JSON.stringify(review));
 
-    const target = (port: number, b: Buffer, expect: string, path = '/validate'): Target => ({ url: new URL(`https://127.0.0.1:${port}${path}?timeout=10s`), ca: ca.certPEM, body: b, expect });
+    const target = (port: number, b: Buffer, expect: string, path = '/validate'): WireTarget => ({ url: `https://127.0.0.1:${port}${path}?timeout=10s`, ca: ca.certPEM, body: b.toString('base64'), expect });
     const allowed = `"uid":"${uid}","allowed":true`;
-    const denied = "denied request: privileged containers are not allowed";
+    const denied = 'denied request: privileged containers are not allowed';
 
     const servers: Server[] = [];
     {
       const port = await freePort();
-      const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'bare-server.js'), String(port), certFile, keyFile, uid], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = node(serverCpus, [join(root, 'dist', 'bench', 'bare-server.js'), String(port), certFile, keyFile, uid], 'server');
       children.push(child);
       let out = '';
       child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
       await until('the bare server', () => out.includes('listening'));
-      servers.push({ key: 'a', label: 'a  bare HTTPS server', child, target: target(port, body, allowed) });
+      servers.push({ key: 'a', label: 'a  bare HTTPS server + JSON.parse', child, target: target(port, body, allowed) });
     }
-    for (const [key, workers] of [['b', poolWorkers], ['c', 0], ['m', poolWorkers]] as const) {
+    const ours: Array<readonly [string, number, string]> = [
+      ...poolWorkers.map((w) => [`b${w}`, w, `b${w} daemon, pool of ${w} worker${w === 1 ? '' : 's'}${w === defaultWorkers ? ' (default)' : ''}`] as const),
+      ['c', 0, 'c  daemon, --workers 0'],
+      ...(withMutate ? [['m', defaultWorkers, `m  daemon, /mutate (10 mutating policies)`] as const] : []),
+    ];
+    // with --compare, each daemon of the other build right after ours (key and label marked with ')
+    const daemons = ours.flatMap(([key, workers, label]) => [
+      [key, workers, label, root] as const,
+      ...(compare === undefined ? [] : [[`${key}'`, workers, `${key}' ${label.slice(3)} [${compare.split('/').pop()}]`, compare] as const]),
+    ]);
+    for (const [key, workers, label, daemonRoot] of daemons) {
       const port = await freePort();
       const health = await freePort();
-      const child = spawn(process.execPath, [
-        join(root, 'dist', 'cmd', 'static-admissiond.js'), 'serve',
-        '--admission-config', key === 'm' ? mutatingConfig : config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
+      const child = node(serverCpus, [
+        join(daemonRoot, 'dist', 'cmd', 'static-admissiond.js'), 'serve',
+        '--admission-config', key.startsWith('m') ? mutatingConfig : config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
         '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
         '--workers', String(workers), '--reload-interval', '1h', '--logging-format', 'json',
-      ], { stdio: ['ignore', 'ignore', 'pipe'] });
+      ], 'daemon');
       children.push(child);
       let err = '';
       child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
       child.on('exit', (code) => { if (code !== 0 && code !== null) process.stderr.write(`daemon ${key} exited ${code}:\n${err}\n`); });
-      await until(`daemon ${key} ready`, async () => (await httpStatus(`http://127.0.0.1:${health}/readyz`)) === 200);
-      if (key === 'm') {
-        servers.push({ key, label: 'm  daemon, /mutate (10 mutating policies)', child, target: target(port, body, '"patchType":"JSONPatch"', '/mutate') });
-        continue;
-      }
-      servers.push({
-        key,
-        label: key === 'b' ? `b  daemon, policy pool (${workers} worker${workers === 1 ? '' : 's'})` : 'c  daemon, main-thread evaluation',
-        child,
-        target: target(port, body, allowed),
-        deny: target(port, privileged, denied),
-      });
+      await until(`daemon ${key} ready`, async () => (await httpStatus(`http://127.0.0.1:${health}/readyz`)) === 200, 120_000);
+      servers.push(key.startsWith('m')
+        ? { key, label, child, target: target(port, body, '"patchType":"JSONPatch"', '/mutate') }
+        : { key, label, child, target: target(port, body, allowed), deny: target(port, privileged, denied) });
     }
+    const validating = servers.filter((s) => !s.key.startsWith('m'));
 
-    // Every server answers what it should before anything is measured.
-    // A fixed set of keep-alive connections per server (as the apiserver keeps to a webhook), opened in the warm-up: the
-    // open loop queues on them instead of opening new ones, so no TLS handshake lands inside a measurement.
-    const agents = new Map(servers.map((s) => [s.key, newAgent(connections)]));
+    // Every server answers what it should before anything is measured; the checks open the keep-alive connections.
     for (const s of servers) {
-      const agent = agents.get(s.key)!;
-      if (!(await postOnce(s.target, agent))) throw new Error(`${s.label} did not answer the pod review as expected (${s.target.expect})`);
-      if (s.deny && !(await postOnce(s.deny, agent))) throw new Error(`${s.label} did not deny the privileged pod`);
+      if ((await load.run(s, 'check')).errors > 0) throw new Error(`${s.label} did not answer the pod review as expected`);
+      if (s.deny && (await load.run(s, 'check', { target: s.deny })).errors > 0) throw new Error(`${s.label} did not deny the privileged pod`);
     }
 
-    const header = [
-      `static-admissiond hot-path benchmark — Node ${process.version}, ${availableParallelism()} CPUs (availableParallelism), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-      `request: ${bodyFile.slice(root.length + 1)} (${body.length} B), policies: testdata/bench/policies (20 policies, 40 expressions, all admit the pod), pool: ${poolWorkers} worker(s)`,
-      'servers run as separate processes; the load generator (this process) uses HTTPS keep-alive connections on 127.0.0.1',
-    ];
-    console.log(header.join('\n'));
+    console.log([
+      `static-admissiond hot-path benchmark — Node ${process.version}, ${availableParallelism()} CPUs here, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      pinned ? `servers pinned to CPUs ${serverCpus} (daemon default: ${defaultWorkers} workers), ${clientProcesses} load process(es) pinned to ${clientCpus ?? 'any CPU'}` : `unpinned; ${clientProcesses} load process(es)`,
+      `request: ${bodyFile.slice(root.length + 1)} (${body.length} B), policies: testdata/bench/policies (20 policies, 40 expressions, all admit the pod)`,
+      'CPU per request from /proc: the server\'s main thread / the whole server process; client: the load processes',
+    ].join('\n'));
 
     // warm-up: JIT, connections, worker caches
-    for (const s of servers) await closedLoop(s.target, agents.get(s.key)!, connections, 1.5);
+    for (const s of servers) await load.run(s, 'closed', { seconds: 1.5 });
 
     // maximum throughput: closed loop, rounds alternating between servers
     const perRound = new Map<string, number[]>(servers.map((s) => [s.key, []]));
-    const cpu = new Map<string, { server: number; client: number; n: number }>(servers.map((s) => [s.key, { server: 0, client: 0, n: 0 }]));
-    const closedLatency = new Map<string, number[]>(servers.map((s) => [s.key, []]));
+    const cpu = new Map(servers.map((s) => [s.key, { main: 0, total: 0, client: 0, n: 0 }]));
+    const closedP50 = new Map<string, number[]>(servers.map((s) => [s.key, []]));
     for (let r = 0; r < rounds; r++) {
       for (const s of servers) {
-        const c0 = cpuSeconds(s.child.pid!);
-        const u0 = process.cpuUsage();
-        const res = await closedLoop(s.target, agents.get(s.key)!, connections, roundSeconds);
-        const u = process.cpuUsage(u0);
+        const res = await load.run(s, 'closed', { seconds: roundSeconds });
         const c = cpu.get(s.key)!;
-        c.server += cpuSeconds(s.child.pid!) - c0;
-        c.client += (u.user + u.system) / 1e6;
+        c.main += res.mainCpu;
+        c.total += res.totalCpu;
+        c.client += res.clientCpu;
         c.n += res.completed;
         if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests in round ${r + 1}`);
         perRound.get(s.key)!.push(res.completed / res.seconds);
-        closedLatency.get(s.key)!.push(percentile(res.latencies.sort(), 50));
+        closedP50.get(s.key)!.push(percentile(res.latencies, 50));
       }
     }
-    const max = new Map(servers.map((s) => [s.key, median(perRound.get(s.key)!)]));
+    const max = (key: string): number => median(perRound.get(key)!);
     const pairedRatio = (x: string, y: string): number => median(perRound.get(x)!.map((v, i) => v / perRound.get(y)![i]!));
 
     console.log(`\nmaximum throughput — closed loop, ${connections} connections, ${rounds} rounds × ${roundSeconds} s, median (rounds)`);
-    console.log(`${'server'.padEnd(42)}${'req/s'.padStart(8)}   ${'rounds'.padEnd(22)}${'p50 ms'.padStart(8)}${'server CPU µs/req'.padStart(20)}${'client CPU µs/req'.padStart(20)}`);
+    console.log(`${'server'.padEnd(46)}${'req/s'.padStart(8)}${'/a'.padStart(7)}   ${'rounds'.padEnd(20)}${'p50 ms'.padStart(8)}${'CPU µs/req main / total'.padStart(26)}${'client µs/req'.padStart(15)}`);
     for (const s of servers) {
       const c = cpu.get(s.key)!;
-      console.log(`${s.label.padEnd(42)}${max.get(s.key)!.toFixed(0).padStart(8)}   ${perRound.get(s.key)!.map((v) => v.toFixed(0)).join('/').padEnd(22)}${fmt(median(closedLatency.get(s.key)!)).padStart(8)}${(c.server / c.n * 1e6).toFixed(0).padStart(20)}${(c.client / c.n * 1e6).toFixed(0).padStart(20)}`);
+      console.log(`${s.label.padEnd(46)}${max(s.key).toFixed(0).padStart(8)}${(s.key.startsWith('m') ? '' : fmt(pairedRatio(s.key, 'a'))).padStart(7)}   ${perRound.get(s.key)!.map((v) => v.toFixed(0)).join('/').padEnd(20)}${fmt(median(closedP50.get(s.key)!)).padStart(8)}${`${perRequest(c.main, c.n)} / ${perRequest(c.total, c.n)}`.padStart(26)}${perRequest(c.client, c.n).padStart(15)}`);
     }
 
     // latency at fixed offered rates: open loop
-    const open = new Map<string, Map<number, LoadResult>>(servers.map((s) => [s.key, new Map()]));
-    for (const rate of rates) {
-      for (const s of servers) {
-        const res = await openLoop(s.target, agents.get(s.key)!, rate, openSeconds);
-        res.latencies.sort();
-        open.get(s.key)!.set(rate, res);
-      }
-    }
-    console.log(`\nlatency at fixed offered rates — open loop, ${openSeconds} s per rate, timed from when each request was due: p50 / p99 ms (achieved req/s)`);
-    console.log(`${'server'.padEnd(42)}${rates.map((r) => `${r} req/s`.padStart(26)).join('')}`);
+    const open = new Map<string, Map<number, Measured>>(servers.map((s) => [s.key, new Map()]));
+    for (const rate of rates) for (const s of servers) open.get(s.key)!.set(rate, await load.run(s, 'open', { rate, seconds: openSeconds }));
+    console.log(`\nlatency at fixed offered rates — open loop, ${openSeconds} s per rate, timed from when each request was due: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
+    console.log(`${'server'.padEnd(46)}${rates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
+    const at = (key: string, rate: number, p: number): number => percentile(open.get(key)!.get(rate)!.latencies, p);
+    const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
     for (const s of servers) {
       const cells = rates.map((rate) => {
         const res = open.get(s.key)!.get(rate)!;
+        const added = s.key === 'a' ? '' : ` (${signed(at(s.key, rate, 50) - at('a', rate, 50))} / ${signed(at(s.key, rate, 99) - at('a', rate, 99))})`;
         const errors = res.errors > 0 ? ` ${res.errors} err` : '';
-        return `${fmt(percentile(res.latencies, 50))} / ${fmt(percentile(res.latencies, 99))} (${(res.completed / res.seconds).toFixed(0)})${errors}`.padStart(26);
+        return `${fmt(at(s.key, rate, 50))} / ${fmt(at(s.key, rate, 99))}${added} [${perRequest(res.mainCpu, res.completed)}/${perRequest(res.totalCpu, res.completed)}]${errors}`.padStart(44);
       });
-      console.log(`${s.label.padEnd(42)}${cells.join('')}`);
+      console.log(`${s.label.padEnd(46)}${cells.join('')}`);
     }
-
-    console.log(`\nmutating (m) against validating (b) at the same offered rate: p50 ratio / p99 ratio`);
-    console.log(rates.map((rate) => {
-      const m = open.get('m')!.get(rate)!.latencies;
-      const b = open.get('b')!.get(rate)!.latencies;
-      return `  ${rate} req/s: m/b = ${fmt(percentile(m, 50) / percentile(b, 50))} / ${fmt(percentile(m, 99) / percentile(b, 99))}`;
-    }).join('\n'));
 
     // low rates: the wake-up path, where a lone request finds every thread asleep
-    const low = new Map<string, Map<number, number[]>>(servers.map((s) => [s.key, new Map(lowRates.map((r) => [r, []]))]));
-    for (let r = 0; r < lowRounds; r++) {
-      for (const rate of lowRates) {
-        for (const s of servers.filter((x) => x.key !== 'm')) {
-          const res = await openLoop(s.target, agents.get(s.key)!, rate, lowSeconds);
-          if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
-          low.get(s.key)!.get(rate)!.push(...res.latencies);
+    if (lowRates.length > 0) {
+      const low = new Map<string, Map<number, number[]>>(validating.map((s) => [s.key, new Map(lowRates.map((r) => [r, []]))]));
+      for (let r = 0; r < lowRounds; r++) {
+        for (const rate of lowRates) {
+          for (const s of validating) {
+            const res = await load.run(s, 'open', { rate, seconds: lowSeconds });
+            if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
+            low.get(s.key)!.get(rate)!.push(...res.latencies);
+          }
         }
       }
-    }
-    const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
-    const lowPct = (key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!).sort(), p);
-    console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds`);
-    console.log(`${'server'.padEnd(42)}${lowRates.map((r) => `${r} req/s p50 / p99 (added over a)`.padStart(40)).join('')}`);
-    const added = new Map<string, Map<number, { p50: number; p99: number }>>();
-    for (const s of servers.filter((x) => x.key !== 'm')) {
-      const row = new Map<number, { p50: number; p99: number }>();
-      const cells = lowRates.map((rate) => {
-        const p50 = lowPct(s.key, rate, 50);
-        const p99 = lowPct(s.key, rate, 99);
-        const d = { p50: p50 - lowPct('a', rate, 50), p99: p99 - lowPct('a', rate, 99) };
-        row.set(rate, d);
-        return `${fmt(p50)} / ${fmt(p99)}${s.key === 'a' ? '' : ` (${signed(d.p50)} / ${signed(d.p99)})`}`.padStart(40);
-      });
-      added.set(s.key, row);
-      console.log(`${s.label.padEnd(42)}${cells.join('')}`);
+      const lowPct = (key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!).sort(), p);
+      console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds`);
+      console.log(`${'server'.padEnd(46)}${lowRates.map((r) => `${r} req/s p50 / p99 (added over a)`.padStart(40)).join('')}`);
+      for (const s of validating) {
+        const cells = lowRates.map((rate) => {
+          const p50 = lowPct(s.key, rate, 50);
+          const p99 = lowPct(s.key, rate, 99);
+          return `${fmt(p50)} / ${fmt(p99)}${s.key === 'a' ? '' : ` (${signed(p50 - lowPct('a', rate, 50))} / ${signed(p99 - lowPct('a', rate, 99))})`}`.padStart(40);
+        });
+        console.log(`${s.label.padEnd(46)}${cells.join('')}`);
+      }
     }
 
-    const ba = pairedRatio('b', 'a');
-    const bc = pairedRatio('b', 'c');
-    const ca_ = pairedRatio('c', 'a');
-    console.log(`\nratios (median of per-round paired ratios): b/a = ${fmt(ba)}   b/c = ${fmt(bc)}   c/a = ${fmt(ca_)}`);
-    const p99at1000 = open.get('b')!.has(1000) ? percentile(open.get('b')!.get(1000)!.latencies, 99) : NaN;
-    const bar1 = ba >= 0.5;
-    const bar2 = p99at1000 < 2;
-    console.log('bars:');
-    console.log(`  b max throughput >= 50% of a's          b/a = ${fmt(ba)}            ${bar1 ? 'PASS' : 'FAIL'}`);
-    console.log(`  b p99 at 1,000 req/s < 2 ms              p99 = ${fmt(p99at1000)} ms       ${bar2 ? 'PASS' : 'FAIL'}`);
-    if (open.get('a')!.has(1000)) {
-      const addedAt1000 = p99at1000 - percentile(open.get('a')!.get(1000)!.latencies, 99);
-      console.log(`  b added p99 at 1,000 req/s <= 0.5 ms     ${signed(addedAt1000)} ms        ${addedAt1000 <= 0.5 ? 'PASS' : 'FAIL'}`);
+    const b = `b${defaultWorkers}`;
+    const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
+    console.log(`\nbars (the default pool is ${b}${perRound.has(b) ? '' : ': not measured, name it in --pool-workers'}):`);
+    if (perRound.has(b)) {
+      const ratio = pairedRatio(b, 'a');
+      console.log(`  max throughput of ${b} >= 0.8 of a's             ${fmt(ratio).padStart(8)}        ${pass(ratio >= 0.8)}`);
+      const pools = poolWorkers.filter((w) => w > 0).sort((x, y) => x - y).map((w) => `b${w}`);
+      for (let i = 1; i < pools.length; i++) {
+        // "beyond noise": the spread of the fewer workers' own rounds
+        const lower = pools[i - 1]!;
+        const spread = Math.max(...perRound.get(lower)!) - Math.min(...perRound.get(lower)!);
+        const ok = max(pools[i]!) >= max(lower) - spread;
+        console.log(`  ${pools[i]} does not lower ${lower}'s max throughput    ${max(pools[i]!).toFixed(0)} vs ${max(lower).toFixed(0)} (±${spread.toFixed(0)})   ${pass(ok)}`);
+      }
+      if (rates.includes(50)) {
+        const p50 = at(b, 50, 50) - at('a', 50, 50);
+        const p99 = at(b, 50, 99) - at('a', 50, 99);
+        console.log(`  ${b} at 50 req/s: added p50 <= 0.2 ms            ${signed(p50).padStart(8)} ms     ${pass(p50 <= 0.2)}`);
+        console.log(`  ${b} at 50 req/s: added p99 <= 0.5 ms            ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
+      }
+      if (rates.includes(1000)) {
+        const p99 = at(b, 1000, 99) - at('a', 1000, 99);
+        console.log(`  ${b} at 1,000 req/s: added p99 <= 0.5 ms         ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
+      }
+      if (rates.includes(5000)) {
+        const p99 = at(b, 5000, 99);
+        console.log(`  ${b} at 5,000 req/s: p99 <= 5 ms                 ${fmt(p99).padStart(8)} ms     ${pass(p99 <= 5)}`);
+      }
     }
-    for (const key of ['b', 'c'] as const) {
-      const at50 = added.get(key)?.get(50);
-      if (!at50) continue;
-      console.log(`  ${key} at 50 req/s: added p50 <= 0.15 ms    ${signed(at50.p50)} ms        ${at50.p50 <= 0.15 ? 'PASS' : 'FAIL'}`);
-      console.log(`  ${key} at 50 req/s: added p99 <= 0.5 ms     ${signed(at50.p99)} ms        ${at50.p99 <= 0.5 ? 'PASS' : 'FAIL'}`);
+    if (compare !== undefined) {
+      console.log(`\nthis build against ${compare} (median of per-round paired ratios; CPU per request over all rounds, main / total):`);
+      for (const [key] of ours) {
+        const o = cpu.get(key)!;
+        const t = cpu.get(`${key}'`)!;
+        console.log(`  ${key.padEnd(4)} throughput ${fmt(pairedRatio(key, `${key}'`))}×   CPU µs/req ${perRequest(o.main, o.n)} / ${perRequest(o.total, o.n)} against ${perRequest(t.main, t.n)} / ${perRequest(t.total, t.n)}`);
+      }
     }
     console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    for (const agent of agents.values()) agent.destroy();
   } finally {
+    load.close();
     for (const c of children) c.kill('SIGTERM');
     await delay(200);
     cleanup();

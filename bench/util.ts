@@ -17,8 +17,16 @@ export async function freePort(): Promise<number> {
 }
 
 export function cpuSeconds(pid: number): number {
-  // utime + stime of every thread of the process, in clock ticks (USER_HZ = 100)
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return threadCpuSeconds(pid);
+}
+
+/**
+ * utime + stime from /proc, in seconds (clock ticks, USER_HZ = 100): of every thread of process `pid`, or of its
+ * thread `tid` alone (the main thread's tid is the pid).
+ */
+export function threadCpuSeconds(pid: number, tid?: number): number {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -83,5 +91,15 @@ plugins:
     apiVersion: apiserver.config.k8s.io/v1
     kind: ValidatingAdmissionPolicyConfiguration
     staticManifestsDir: ${dir}
+`;
+}
+
+/** validatingAdmissionConfig plus a MutatingAdmissionPolicy plugin loading `mutatingDir`. */
+export function mutatingAdmissionConfig(validatingDir: string, mutatingDir: string): string {
+  return `${validatingAdmissionConfig(validatingDir)}- name: MutatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: MutatingAdmissionPolicyConfiguration
+    staticManifestsDir: ${mutatingDir}
 `;
 }

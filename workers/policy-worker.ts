@@ -1,131 +1,68 @@
-// The Piscina task file of the policy pool (lib/admission/pool): evaluates the ValidatingAdmissionPolicies the main
-// thread matched for one request, with the programs of the snapshot it matched against.
+// The Piscina task file of the policy pool (lib/admission/pool): evaluates requests with the programs of the snapshot
+// the main thread read for them (worker-snapshots.ts: compiled once per snapshot, reloads compiled in slices between
+// tasks; a worker started later says hello on the pool's channel and gets the current snapshots).
 //
-// Per worker: every snapshot's manifests are compiled once, keyed by content hash (at most a couple kept); a task
-// never compiles anything, and a reloaded snapshot is compiled in slices between tasks. Snapshots arrive in workerData (the one current at pool start) and on the pool's
-// BroadcastChannel (every reload; a worker started later says hello and gets the current one). A task naming a
-// snapshot not compiled here yet waits for it, bounded by the task's deadline.
-//
-// Per request: decode its one PolicyTask buffer, parse the AdmissionReview bytes the apiserver sent (once), convert
-// object/oldObject to CEL values once, evaluate each matched policy once. A Piscina task carries the requests the
-// main thread handed over together; one PolicyBatchResults buffer answers them all. While a request is evaluated,
-// its deadline is in this worker's watchdog slot: the main thread terminates a worker still busy past it.
+// Two task functions, each taking the buffers of the requests the main thread handed over together:
+//   - review (the daemon's hot path): ReviewTask buffers, whole requests. Per request: decode the AdmissionReview
+//     bytes (a malformed one gets its 400), match, evaluate, record the check metrics here, encode the answer — the
+//     same code the main thread runs inline (lib/review/evaluate.ts). One ReviewAnswers buffer answers them all.
+//   - the default export: PolicyTask buffers, requests the main thread has matched; only their policies are
+//     evaluated here. One PolicyBatchResults buffer answers them all.
+// While a request is evaluated, its deadline is in this worker's watchdog slot: the main thread terminates a worker
+// still busy past it. The check metrics observed here go to the main thread when it asks (a scrape), and every few
+// seconds on their own.
 import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import type { AdmissionRequest } from '../lib/api/admission.js';
 import { decodeTask, encodeBatchResults } from '../lib/admission/pool/codec.js';
 import type { TaskOutcome } from '../lib/admission/pool/codec.js';
+import { decodeReviewTask, encodeReviewAnswers } from '../lib/admission/pool/review-codec.js';
+import type { WorkerAnswer } from '../lib/admission/pool/review-codec.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
-import type { ChannelMessage, PolicyWorkerData, SnapshotData } from '../lib/admission/pool/protocol.js';
+import type { ChannelMessage, PolicyWorkerData } from '../lib/admission/pool/protocol.js';
+import { WorkerSnapshots } from '../lib/admission/pool/worker-snapshots.js';
+import type { WorkerSnapshot } from '../lib/admission/pool/worker-snapshots.js';
+import type { PluginName } from '../lib/manifest/plugins.js';
 import { sameKind } from '../lib/admission/conversion/index.js';
 import { RequestAuthorizer } from '../lib/admission/authorization.js';
 import { EvaluationRequest, evaluatePlannedPolicy, evaluatePlannedPolicyAuthorized } from '../lib/admission/validating/dispatcher.js';
-import { SubjectAccessReviewClient } from '../lib/webhook/subject-access-review.js';
 import type { PolicyEvaluation } from '../lib/admission/validating/dispatcher.js';
-import { compiledPolicy } from '../lib/admission/validating/validator.js';
-import type { CompiledPolicy } from '../lib/admission/validating/validator.js';
-import { compileManifests, compileManifestsSliced } from '../lib/manifest/compile.js';
-import type { CompiledManifests } from '../lib/manifest/compile.js';
+import { createMutatingPolicyMetrics } from '../lib/metrics/mutating-policy.js';
+import { createValidatingPolicyMetrics } from '../lib/metrics/policy.js';
+import { mutateOnThisThread, validateOnThisThread } from '../lib/review/evaluate.js';
+import type { ThreadContext } from '../lib/review/evaluate.js';
+import { SubjectAccessReviewClient } from '../lib/webhook/subject-access-review.js';
 
 const data = workerData as PolicyWorkerData;
-
-interface CompiledSnapshot {
-  readonly policies: readonly CompiledPolicy[];
-}
-
-/** hash → compiled snapshot, oldest first */
-const snapshots = new Map<string, CompiledSnapshot | { readonly error: string }>();
-const waiters = new Map<string, Set<() => void>>();
-
 const channel = new BroadcastChannel(data.channel);
+const snapshots = new WorkerSnapshots(channel, data.maxSnapshots, data.snapshotWaitMs);
 
-function post(message: ChannelMessage): void {
+/** This worker's check metrics: handed to the main thread when it asks, and every few seconds. */
+const validatingMetrics = createValidatingPolicyMetrics();
+const mutatingMetrics = createMutatingPolicyMetrics();
+const metricsFlushMs = 5_000;
+
+function sendMetrics(id: number): void {
+  const validating = validatingMetrics.family.drain();
+  const mutating = mutatingMetrics.family.drain();
+  if (id === 0 && validating.length === 0 && mutating.length === 0) return;
+  const message: ChannelMessage = { type: 'metrics', id, threadId, validating, mutating };
   channel.postMessage(message);
 }
-
-/** snapshots being compiled here now */
-const compiling = new Set<string>();
-
-function entryOf(compile: () => CompiledManifests): CompiledSnapshot | { error: string } {
-  try {
-    const compiled = compile();
-    return { policies: compiled.family === 'policy' ? compiled.hooks.map((h) => compiledPolicy(h)) : [] };
-  } catch (err) {
-    // The main thread compiled the same manifests successfully, so this is not expected; tasks naming the
-    // snapshot fail (and are answered by the failure policy) instead of waiting.
-    return { error: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-function installed(hash: string, entry: CompiledSnapshot | { error: string }): void {
-  compiling.delete(hash);
-  snapshots.set(hash, entry);
-  while (snapshots.size > Math.max(1, data.maxSnapshots)) snapshots.delete(snapshots.keys().next().value!);
-  const waiting = waiters.get(hash);
-  waiters.delete(hash);
-  for (const wake of waiting ?? []) wake();
-  post({ type: 'compiled', hash, threadId, ...('error' in entry ? { error: entry.error } : {}) });
-}
-
-/** The snapshot current when the worker starts: compiled at once, before the worker takes any task. */
-function installNow(snapshot: SnapshotData): void {
-  installed(snapshot.hash, entryOf(() => compileManifests(snapshot.plugin, snapshot.manifests)));
-}
-
-/**
- * A reloaded snapshot: compiled in slices, so that requests matched against the previous one keep being evaluated
- * here meanwhile (the main thread evaluates those matched against this one itself until every worker has it).
- */
-async function install(snapshot: SnapshotData): Promise<void> {
-  if (snapshots.has(snapshot.hash) || compiling.has(snapshot.hash)) return;
-  compiling.add(snapshot.hash);
-  let compiled: CompiledManifests | undefined;
-  let failure: unknown;
-  try {
-    compiled = await compileManifestsSliced(snapshot.plugin, snapshot.manifests);
-  } catch (err) {
-    failure = err;
-  }
-  installed(snapshot.hash, entryOf(() => {
-    if (compiled === undefined) throw failure;
-    return compiled;
-  }));
-}
+setInterval(() => sendMetrics(0), metricsFlushMs).unref();
 
 channel.onmessage = (event: unknown) => {
   const message = (event as { data: ChannelMessage }).data;
+  if (message.type === 'collect') return sendMetrics(message.id);
   if (message.type !== 'snapshot') return;
   if (message.to !== undefined && message.to !== threadId) return;
-  void install(message);
+  void snapshots.install(message);
 };
 // The channel must not keep a worker alive on its own; Piscina owns the worker's lifetime.
 (channel as unknown as { unref?: () => void }).unref?.();
 
-// The snapshot current at start is compiled at once: a worker answers nothing before it.
-if (data.snapshot) installNow(data.snapshot);
-post({ type: 'hello', threadId, hashes: [...snapshots.keys()] });
-
-async function snapshotFor(hash: string, deadline: number): Promise<CompiledSnapshot> {
-  let entry = snapshots.get(hash);
-  if (entry === undefined) {
-    post({ type: 'need', hash, threadId });
-    const waitMs = Math.max(0, Math.min(data.snapshotWaitMs, deadline - Date.now()));
-    await new Promise<void>((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        waiters.get(hash)?.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, waitMs);
-      let set = waiters.get(hash);
-      if (set === undefined) waiters.set(hash, (set = new Set()));
-      set.add(wake);
-    });
-    entry = snapshots.get(hash);
-    if (entry === undefined) throw new Error(`policy snapshot ${hash || '""'} did not reach the worker within ${waitMs}ms`);
-  }
-  if ('error' in entry) throw new Error(`policy snapshot ${hash} failed to compile on the worker: ${entry.error}`);
-  return entry;
-}
+// The snapshots current at start are compiled at once: a worker answers nothing before them.
+for (const snapshot of data.snapshots) snapshots.installNow(snapshot);
+channel.postMessage({ type: 'hello', threadId, keys: snapshots.keys() } satisfies ChannelMessage);
 
 // This worker's watchdog slot (none if the table is full: the worker then runs unwatched).
 const watchdog = watchdogLayout(data.watchdog);
@@ -157,23 +94,31 @@ function testHook(uid: string | undefined): void {
   if (uid === testHookHang) for (;;);
 }
 
-async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
-  let task;
+/**
+ * A task's buffer decoded and its snapshot at hand, or why it is not evaluated: malformed, its deadline already
+ * passed (the main thread answered by the failure policy: no time is spent on it), its snapshot never arrived.
+ */
+async function prepare<T extends { readonly deadline: number; readonly snapshotHash: string }>(
+  kind: string, buffer: Uint8Array, decode: (b: Uint8Array) => T, plugin: (task: T) => PluginName,
+): Promise<{ readonly task: T; readonly snapshot: WorkerSnapshot } | { readonly error: string }> {
+  let task: T;
   try {
-    task = decodeTask(buffer);
+    task = decode(buffer);
   } catch (err) {
-    return { error: `malformed policy task: ${errorMessage(err)}` };
+    return { error: `malformed ${kind} task: ${errorMessage(err)}` };
   }
-  if (task.deadline > 0 && Date.now() >= task.deadline) {
-    // Already answered by the failure policy on the main thread: do not spend time on it.
-    return { error: 'the request deadline passed before the worker started the evaluation' };
-  }
-  let snapshot: CompiledSnapshot;
+  if (task.deadline > 0 && Date.now() >= task.deadline) return { error: 'the request deadline passed before the worker started the evaluation' };
   try {
-    snapshot = await snapshotFor(task.snapshotHash, task.deadline > 0 ? task.deadline : Date.now() + data.snapshotWaitMs);
+    return { task, snapshot: await snapshots.get(plugin(task), task.snapshotHash, task.deadline > 0 ? task.deadline : Date.now() + data.snapshotWaitMs) };
   } catch (err) {
     return { error: errorMessage(err) };
   }
+}
+
+async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
+  const prepared = await prepare('policy', buffer, decodeTask, () => 'ValidatingAdmissionPolicy');
+  if ('error' in prepared) return prepared;
+  const { task, snapshot } = prepared;
   busy(task.deadline);
   try {
     const review = JSON.parse(utf8(task.review)) as { request?: AdmissionRequest };
@@ -220,4 +165,52 @@ export default async function evaluatePolicies(tasks: readonly Uint8Array[]): Pr
   const outcomes: TaskOutcome[] = [];
   for (const task of tasks) outcomes.push(await evaluateTask(task));
   return encodeBatchResults(outcomes);
+}
+
+/**
+ * What requests evaluated here use (one for the worker's life: the mutating plugin is built once per snapshot and
+ * context): this worker's SubjectAccessReview client and metrics — a request's checks dropped once its deadline
+ * passed (the main thread answered and counted it) — and the test hooks.
+ */
+const thread: ThreadContext = {
+  get authorization() {
+    return authorizationClient();
+  },
+  validatingMetrics,
+  mutatingMetrics,
+  onRequest: data.testHooks ? (request: AdmissionRequest) => testHook(request.uid) : undefined,
+  onlyBeforeDeadline: true,
+};
+
+async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
+  const prepared = await prepare('review', buffer, decodeReviewTask, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
+  if ('error' in prepared) return prepared;
+  const { task, snapshot } = prepared;
+  const mutate = task.endpoint === '/mutate';
+  const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+  const input = { body, deadline: task.deadline, timeoutMs: 0 };
+  busy(task.deadline);
+  try {
+    const review = (mutate ? mutateOnThisThread : validateOnThisThread)(input, snapshot.hooks, thread);
+    if (!(review.answer instanceof Promise)) return wire(review.answer);
+    // /validate waits only for SubjectAccessReviews (not busy meanwhile: the watchdog is for evaluation that does
+    // not yield); the mutating chain is a promise throughout, its evaluation watched until it answers
+    if (!mutate) busy(0);
+    return wire(await review.answer);
+  } catch (err) {
+    return { error: errorMessage(err) };
+  } finally {
+    busy(0);
+  }
+}
+
+function wire(answer: { readonly status: number; readonly body: Uint8Array; readonly fault?: { readonly reason: string; readonly message: string } }): WorkerAnswer {
+  return { status: answer.status, body: answer.body, reason: answer.fault?.reason ?? '', message: answer.fault?.message ?? '' };
+}
+
+/** The review task function: whole requests (ReviewTask buffers), answered with one ReviewAnswers buffer. */
+export async function review(tasks: readonly Uint8Array[]): Promise<Uint8Array> {
+  const answers: WorkerAnswer[] = [];
+  for (const task of tasks) answers.push(await reviewOne(task));
+  return encodeReviewAnswers(answers);
 }

@@ -106,9 +106,14 @@ export class StrictWalker {
     this.#fatal ??= message;
   }
 
-  /** `strictPath` has array indices (for unknown field errors); `goPath` has field names only. */
-  object(obj: JsonObject, type: ApiType, strictPath: string, goPath: string): JsonObject {
+  /**
+   * `strictPath` has array indices (for unknown field errors); `goPath` has field names only. `known` (check mode): a
+   * value at the same place that decoded without error; every part of `obj` that is that very part of `known` is
+   * not walked again (JSON values are never changed in place, so identity means the same content).
+   */
+  object(obj: JsonObject, type: ApiType, strictPath: string, goPath: string, known?: unknown): JsonObject {
     const check = this.options.check === true;
+    const knownObj = check && isJsonObject(known) ? known : undefined;
     const out: JsonObject = check ? obj : {};
     const keys = this.options.sortKeys === true ? Object.keys(obj).sort() : Object.keys(obj);
     for (const key of keys) {
@@ -121,22 +126,24 @@ export class StrictWalker {
         continue;
       }
       const childGo = goPath === '' ? key : `${goPath}.${key}`;
-      const converted = this.value(value, field.type, field.go, type.go, childStrict, childGo);
+      const was = knownObj !== undefined && Object.hasOwn(knownObj, key) ? knownObj[key] : undefined;
+      if (was !== undefined && was === value) continue;
+      const converted = this.value(value, field.type, field.go, type.go, childStrict, childGo, was);
       if (!check && converted !== undefined) setOwn(out, key, converted);
     }
     return out;
   }
 
   /** Returns undefined for null (the field stays unset). */
-  private value(value: JsonValue, type: string, goType: string, structName: string, strictPath: string, goPath: string): JsonValue | undefined {
+  private value(value: JsonValue, type: string, goType: string, structName: string, strictPath: string, goPath: string, known?: unknown): JsonValue | undefined {
     if (value === null) return undefined;
     const shape = shapeOf(type);
     // a plain string or struct field: the common case, decided without the general path
     if (shape === 'string' && typeof value === 'string') return value;
     if (shape !== 'other' && shape !== 'string' && typeof value === 'object' && !Array.isArray(value) && this.options.check === true) {
-      return this.object(value, shape, strictPath, goPath);
+      return this.object(value, shape, strictPath, goPath, known);
     }
-    if (type.startsWith('*')) return this.value(value, type.slice(1), goType, structName, strictPath, goPath);
+    if (type.startsWith('*')) return this.value(value, type.slice(1), goType, structName, strictPath, goPath, known);
     if (type.startsWith('[]')) {
       if (!Array.isArray(value)) {
         this.fail(value, structName, goPath, goType);
@@ -145,7 +152,11 @@ export class StrictWalker {
       const elemType = type.slice(2);
       const elemGo = goType.startsWith('[]') ? goType.slice(2) : goType;
       if (this.options.check === true) {
-        for (let i = 0; i < value.length; i++) this.value(value[i]!, elemType, elemGo, structName, `${strictPath}[${i}]`, goPath);
+        const was = Array.isArray(known) ? known : undefined;
+        for (let i = 0; i < value.length; i++) {
+          if (was !== undefined && was[i] === value[i] && typeof value[i] === 'object' && value[i] !== null) continue;
+          this.value(value[i]!, elemType, elemGo, structName, `${strictPath}[${i}]`, goPath, was?.[i]);
+        }
         return value;
       }
       return value.map((item, i) => this.value(item, elemType, elemGo, structName, `${strictPath}[${i}]`, goPath) ?? zeroValue(elemType));
@@ -223,8 +234,12 @@ export class StrictWalker {
       this.fail(value, structName, goPath, goType);
       return undefined;
     }
-    return this.object(value, struct, strictPath, goPath);
+    return this.object(value, struct, strictPath, goPath, known);
   }
+}
+
+function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A field type's fast-path shape for the current schema: a string, a struct (its ApiType, pointer or not), or other. */

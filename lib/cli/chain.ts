@@ -5,21 +5,27 @@
 import type { Registry } from 'prom-client';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
-import { createMutateHandler } from '../admission/mutating/handler.js';
-import type { MutateHandler } from '../admission/mutating/handler.js';
+import { createMutateHandler } from '../review/mutate-handler.js';
+import type { MutateHandler } from '../review/mutate-handler.js';
 import { createMutatingPolicyPlugin } from '../admission/mutating/plugin.js';
 import type { MutatingPlugin } from '../admission/mutation.js';
 import type { PolicyPool } from '../admission/pool/pool.js';
-import { createValidateHandler } from '../admission/pool/validate-handler.js';
-import type { ValidateHandler } from '../admission/pool/validate-handler.js';
+import { createValidateHandler } from '../review/validate-handler.js';
+import type { ValidateHandler } from '../review/validate-handler.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { Logger } from '../log/logger.js';
 import { ManifestError } from '../manifest/errors.js';
+import { InlineRule, policyPath } from '../review/dispatch.js';
+import type { InlineRuleOptions } from '../review/dispatch.js';
+import { parsedReviewer } from '../review/parsed.js';
+import type { Reviewer } from '../review/receive.js';
 import { initialLoadMessage } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { createMutatingPolicyMetrics } from '../metrics/mutating-policy.js';
+import type { MutatingPolicyMetrics } from '../metrics/mutating-policy.js';
 import { createValidatingPolicyMetrics } from '../metrics/policy.js';
+import type { PolicyMetrics } from '../metrics/policy.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
 import type { Snapshot } from '../reload/snapshot.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
@@ -45,6 +51,10 @@ export interface AdmissionChainOptions {
 }
 
 export function createAdmissionChain(options: AdmissionChainOptions): AdmissionChain {
+  return chainWithMetrics(options).chain;
+}
+
+function chainWithMetrics(options: AdmissionChainOptions): { readonly chain: AdmissionChain; readonly metrics: { readonly validating?: PolicyMetrics; readonly mutating?: MutatingPolicyMetrics } } {
   const policyMetrics = options.registry ? createValidatingPolicyMetrics(options.registry) : undefined;
   const mutatingPolicyMetrics = options.registry ? createMutatingPolicyMetrics(options.registry) : undefined;
   const authorization = options.authorization === undefined ? {} : { authorization: options.authorization };
@@ -64,7 +74,40 @@ export function createAdmissionChain(options: AdmissionChainOptions): AdmissionC
     ...authorization,
   })];
   if (options.webhooks?.mutating) mutatingPlugins.push(options.webhooks.mutating);
-  return { validate, mutate: createMutateHandler(mutatingPlugins) };
+  return {
+    chain: { validate, mutate: createMutateHandler(mutatingPlugins) },
+    metrics: { ...(policyMetrics ? { validating: policyMetrics } : {}), ...(mutatingPolicyMetrics ? { mutating: mutatingPolicyMetrics } : {}) },
+  };
+}
+
+const hasWebhooks = (snapshot: Snapshot | undefined): boolean => snapshot?.compiled.family === 'webhook' && snapshot.compiled.webhooks.length > 0;
+
+/** The daemon's request paths: POST /validate and /mutate as `serve` answers them. */
+export interface AdmissionPaths {
+  readonly '/validate': Reviewer;
+  readonly '/mutate': Reviewer;
+}
+
+/**
+ * `serve`'s request paths: each request evaluated inline or whole on a worker (lib/review/dispatch.ts), except while
+ * the endpoint has static webhooks to call: then through the chain's handlers, which call them from this thread.
+ */
+export function createAdmissionPaths(options: AdmissionChainOptions & { readonly inline?: InlineRuleOptions }): AdmissionPaths {
+  const { chain, metrics } = chainWithMetrics(options);
+  const rule = new InlineRule(options.inline);
+  const thread = { authorization: options.authorization, validatingMetrics: metrics.validating, mutatingMetrics: metrics.mutating };
+  const validating = options.webhooks?.validating;
+  const mutating = options.webhooks?.mutating;
+  return {
+    '/validate': policyPath({
+      endpoint: '/validate', snapshot: () => options.snapshot('ValidatingAdmissionPolicy'), pool: options.pool, rule, thread,
+      ...(validating ? { webhooks: { active: () => hasWebhooks(options.snapshot('ValidatingAdmissionWebhook')), reviewer: parsedReviewer((r, ctx) => chain.validate.handle(r, ctx), (r, info) => chain.validate.onTimeout(r, info)) } } : {}),
+    }),
+    '/mutate': policyPath({
+      endpoint: '/mutate', snapshot: () => options.snapshot('MutatingAdmissionPolicy'), pool: options.pool, rule, thread,
+      ...(mutating ? { webhooks: { active: () => hasWebhooks(options.snapshot('MutatingAdmissionWebhook')), reviewer: parsedReviewer((r, ctx) => chain.mutate.handle(r, ctx), (r, info) => chain.mutate.onTimeout(r, info)) } } : {}),
+    }),
+  };
 }
 
 export type Endpoint = 'validate' | 'mutate';

@@ -1,6 +1,7 @@
 // Kube-style flag parsing as spf13/pflag does it (flag.go parseArgs, parseLongArg, parseShortArg): `--name=value`,
 // `--name value`, shorthands `-v=2`, `-v 2`, `-v2`, `-ho json`, booleans bare or `=true|false`, positional args. A
 // single-dash long flag (`-admission-config`) is a run of shorthands, refused at its first unknown letter.
+import { parseGoDuration } from '../server/request-checks.js';
 
 export interface FlagSpec {
   readonly name: string;
@@ -56,23 +57,13 @@ export function nearestNames(typed: string, names: readonly string[]): string[] 
     .map(({ name }) => name);
 }
 
-const durationUnits: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration, in milliseconds. */
+/** Go's time.ParseDuration, in milliseconds (the listener's parser: one reading of a duration everywhere). */
 export function parseDuration(s: string): number {
-  if (s === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let total = 0;
-  let i = 0;
-  if (s.length === 0) throw new UsageError(`time: invalid duration ${JSON.stringify(s)}`);
-  while (i < s.length) {
-    re.lastIndex = i;
-    const m = re.exec(s);
-    if (!m) throw new UsageError(`time: invalid duration ${JSON.stringify(s)}`);
-    total += Number(m[1]) * durationUnits[m[2]!]!;
-    i = re.lastIndex;
+  try {
+    return parseGoDuration(s);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
-  return total;
 }
 
 /** pflag's name of a flag in value errors: `-o, --output` or `--name`. */

@@ -28,7 +28,7 @@ import { pluginKinds } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
 import { Shadow } from '../shadow/shadow.js';
-import { createAdmissionChain } from './chain.js';
+import { createAdmissionPaths } from './chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
@@ -157,17 +157,27 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
 
   const policies = sources.find((s) => s.plugin === 'ValidatingAdmissionPolicy');
-  // The policy pool: the workers compile the current snapshot now, and every reloaded one as it comes.
-  const pool = policies && workers > 0
-    ? new PolicyPool({ threads: workers, snapshot: policies.current(), plugin: policies.plugin, registry, logger: log.with('policy-pool'), authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig') })
+  const mutatingPolicies = sources.find((s) => s.plugin === 'MutatingAdmissionPolicy');
+  const pooled = [policies, mutatingPolicies].filter((s) => s !== undefined);
+  // The policy pool: the workers compile the current snapshots now, and every reloaded one as it comes.
+  const pool = pooled.length > 0 && workers > 0
+    ? new PolicyPool({
+      threads: workers,
+      snapshots: pooled.flatMap((s) => s.current() ?? []),
+      registry,
+      logger: log.with('policy-pool'),
+      authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig'),
+    })
     : undefined;
-  if (pool && policies) {
-    policies.on('reload', (event) => {
-      const snapshot = policies.current();
-      if (event.outcome === 'reloaded' && snapshot) pool.publish(snapshot);
-    });
+  if (pool) {
+    for (const source of pooled) {
+      source.on('reload', (event) => {
+        const snapshot = source.current();
+        if (event.outcome === 'reloaded' && snapshot) pool.publish(snapshot);
+      });
+    }
     // Before any listener opens: once ready, every worker holds the compiled policies (later snapshots are compiled
-    // as they come; a request matched against one a worker has not compiled yet waits for it).
+    // as they come; until every worker has one, its requests are evaluated on the main thread).
     try {
       await pool.ready(120_000);
     } catch (err) {
@@ -185,7 +195,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   });
   shadow?.start();
   // POST /validate and /mutate, built as `review` and `test` build them
-  const { validate, mutate } = createAdmissionChain({
+  const paths = createAdmissionPaths({
     snapshot: (plugin) => sources.find((s) => s.plugin === plugin)?.current(),
     webhooks: webhookPlugins,
     pool,
@@ -229,11 +239,10 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
         ...(flagString(flags, 'client-ca-file') === '' ? {} : { clientCAFile: flagString(flags, 'client-ca-file') }),
       },
       routes: {
-        '/validate': (review, ctx) => validate.handle(review, ctx),
-        '/mutate': (review, ctx) => mutate.handle(review, ctx),
+        '/validate': { reviewer: paths['/validate'] },
+        '/mutate': { reviewer: paths['/mutate'] },
       },
-      onTimeout: (review, info) => (info.endpoint === '/mutate' ? mutate.onTimeout(review, info) : validate.onTimeout(review, info)),
-      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Buffer) => shadow.observe(endpoint, body, answer) } : {}),
+      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Uint8Array) => shadow.observe(endpoint, body, answer) } : {}),
       limits,
       logger: log.with('server'),
       registry,

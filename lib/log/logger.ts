@@ -8,7 +8,8 @@ export type LogFields = Record<string, LogValue>;
 export interface Logger {
   info(msg: string, fields?: LogFields): void;
   /** logged only when -v is at least `level` */
-  v(level: number): { info(msg: string, fields?: LogFields): void };
+  /** `enabled`: the verbosity is at least `level` (skip building fields nobody logs) */
+  v(level: number): { readonly enabled: boolean; info(msg: string, fields?: LogFields): void };
   error(err: unknown, msg: string, fields?: LogFields): void;
   with(source: string): Logger;
 }
@@ -69,6 +70,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const logger: Logger = {
     info: (msg, fields = {}) => emit('I', 0, msg, fields),
     v: (level) => ({
+      enabled: level <= verbosity,
       info: (msg, fields = {}) => {
         if (level <= verbosity) emit('I', level, msg, fields);
       },

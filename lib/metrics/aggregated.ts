@@ -18,10 +18,13 @@ export class AggregatedMetric {
     readonly help: string,
     readonly type: 'counter' | 'histogram',
     private readonly values: () => MetricValue[],
+    /** run before the values are read at a scrape (observations made elsewhere brought in) */
+    private readonly prepare?: () => Promise<void>,
   ) {}
 
-  get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
-    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator });
+  async get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
+    if (this.prepare) await this.prepare();
+    return { name: this.name, help: this.help, type: this.type, values: this.values(), aggregator: this.aggregator };
   }
 
   reset(): void {}
@@ -57,7 +60,17 @@ export class CounterSeries {
   }
 }
 
+/** One series' observations, as they travel between threads (structured-cloneable). */
+export interface HistogramDelta {
+  readonly values: readonly string[];
+  readonly count: number;
+  readonly sum: number;
+  /** per bucket (not cumulative), the last one +Inf */
+  readonly buckets: readonly number[];
+}
+
 interface HistogramCell {
+  readonly values: readonly string[];
   readonly labels: Record<string, string>;
   count: number;
   sum: number;
@@ -83,7 +96,7 @@ export class HistogramSeries {
     }
     let s = node.get(values[last]!) as HistogramCell | undefined;
     if (s === undefined) {
-      s = { labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
+      s = { values: [...values], labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
       node.set(values[last]!, s);
       this.cells.push(s);
     }
@@ -98,6 +111,30 @@ export class HistogramSeries {
     let i = 0;
     while (i < bounds.length && v > bounds[i]!) i++;
     s.buckets[i]!++;
+  }
+
+  /** The observations since the previous drain, per series (those with none left out); the series start again at 0. */
+  drain(): HistogramDelta[] {
+    const out: HistogramDelta[] = [];
+    for (const s of this.cells) {
+      if (s.count === 0) continue;
+      out.push({ values: s.values, count: s.count, sum: s.sum, buckets: [...s.buckets] });
+      s.count = 0;
+      s.sum = 0;
+      s.buckets.fill(0);
+    }
+    return out;
+  }
+
+  /** Adds observations drained from a series of the same name, labels and bounds (another thread's). */
+  merge(deltas: readonly HistogramDelta[]): void {
+    for (const d of deltas) {
+      if (d.values.length !== this.labelNames.length || d.buckets.length !== this.bounds.length + 1) continue;
+      const s = this.cell(d.values);
+      s.count += d.count;
+      s.sum += d.sum;
+      for (let i = 0; i < d.buckets.length; i++) s.buckets[i]! += d.buckets[i]!;
+    }
   }
 
   /** the histogram's _bucket, _sum and _count samples */

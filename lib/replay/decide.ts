@@ -13,8 +13,8 @@ import { matchPolicyHook, matchRules, compileRules } from '../admission/matching
 import type { CompiledRules } from '../admission/matching/index.js';
 import { isEmptySelector } from '../admission/matching/object-selector.js';
 import { patchedObject } from '../admission/mutate.js';
-import type { MutateHandler } from '../admission/mutating/handler.js';
-import type { ValidateHandler } from '../admission/pool/validate-handler.js';
+import type { MutateHandler } from '../review/mutate-handler.js';
+import type { ValidateHandler } from '../review/validate-handler.js';
 import type { MatchResources } from '../api/types.js';
 import type { PolicyHook, StaticWebhook } from '../manifest/compile.js';
 import type { PluginName } from '../manifest/plugins.js';

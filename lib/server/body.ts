@@ -1,7 +1,7 @@
 // Reading an admission request's body: gunzipped when it came compressed, refused past the size limit.
 import type { IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
-import { ReviewError } from './review.js';
+import { ReviewError } from '../review/answer.js';
 
 export const tooLarge = (limit: number): ReviewError => new ReviewError(413, 'RequestEntityTooLarge', `request body exceeds the limit of ${limit} bytes`);
 

@@ -1,18 +1,20 @@
-// The HTTPS admission listener kube-apiserver calls: POST /validate and /mutate with an AdmissionReview.
+// The HTTPS admission listener kube-apiserver calls: POST /validate and /mutate with an AdmissionReview. Transport
+// only: it never parses a review.
 //
 // Per request: route (404) → method (405) → Content-Type / Content-Encoding (415) → declared length (413) →
-// `?timeout=` (400) → body, gunzipped when compressed, at most `maxBodyBytes` (413) → parse once (400) → the
-// route's handler with a deadline and an AbortSignal → one AdmissionReview answer (200), or a metav1.Status
-// body for every other status so the apiserver's log shows why the call failed.
+// `?timeout=` (400) → body, gunzipped when compressed, at most `maxBodyBytes` (413) → the route's request path
+// (lib/review) with the body bytes and a deadline → the answer's bytes: an AdmissionReview (200), or a metav1.Status
+// body for every other status (a malformed review's 400 among them) so the apiserver's log shows why the call failed.
 //
-// Deadline: the handler gets `deadline` (epoch ms: now + the apiserver's `?timeout=`, capped, minus a small margin
-// so the answer can still reach the apiserver in time) and a `signal` that aborts at the deadline or when the
-// apiserver hangs up. If the handler has not answered by the deadline, the listener answers with what
-// `onTimeout(review, info)` returns — that is where the caller applies the failure policy of whatever was still
-// running (for example allow with a warning for failurePolicy Ignore, deny for Fail). Without `onTimeout` the
-// answer is a denial with reason Timeout (fail closed, as kube's default failurePolicy Fail). The handler's
-// late result is dropped. A handler that throws (or rejects) gets HTTP 500 with the error message, and is logged;
-// kube-apiserver then applies the registration's failurePolicy.
+// Deadline: the request path gets `deadline` (epoch ms: now + the apiserver's `?timeout=`, capped, minus a small
+// margin so the answer can still reach the apiserver in time) and a `signal` that aborts at the deadline or when the
+// apiserver hangs up. An answer decided at once is written at once; otherwise, if it has not come by the deadline,
+// the listener writes what the review's `expire()` answers — the failure policy of whatever was still running. The
+// late answer is dropped. A request path that throws (or rejects) gets HTTP 500 with the error message, and is
+// logged; kube-apiserver then applies the registration's failurePolicy.
+//
+// Routes given as handlers of parsed reviews (AdmissionHandler) are decoded here first (lib/review/parsed.ts), with
+// `onTimeout` answering their missed deadlines (default: a denial with reason Timeout, fail closed).
 //
 // Slow or stuck clients cannot hold the listener: the TLS handshake, the request headers and the whole request
 // each have a time limit (limits.ts), and idle keep-alive connections are closed after keepAliveTimeoutMs. A request
@@ -26,18 +28,12 @@ import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { AdmissionResponse } from '../api/admission.js';
 import type { Logger } from '../log/logger.js';
-import {
-  checkContentEncoding,
-  checkContentType,
-  encodeAdmissionReviewResponse,
-  encodeStatus,
-  parseAdmissionReview,
-  requestTimeoutMs,
-  ReviewError,
-} from './review.js';
-import type { ParsedReview } from './review.js';
+import { encodeStatus, ReviewError } from '../review/answer.js';
+import { parsedReviewer } from '../review/parsed.js';
+import type { AdmissionHandler, TimeoutHandler } from '../review/parsed.js';
+import type { Answer, Delivery, Reviewer } from '../review/receive.js';
+import { checkContentEncoding, checkContentType, requestTimeoutMs } from './request-checks.js';
 import { readBody, tooLarge } from './body.js';
 import { clientErrorAnswer, rawResponse } from './client-errors.js';
 import { resolveLimits } from './limits.js';
@@ -45,26 +41,11 @@ import type { AdmissionServerLimits } from './limits.js';
 import { ServingCertificates } from './tls.js';
 
 export type { AdmissionServerLimits } from './limits.js';
+export type { AdmissionContext, AdmissionHandler, TimeoutHandler, TimeoutInfo } from '../review/parsed.js';
 import type { TLSMaterial, TLSOptions, TLSReloadResult } from './tls.js';
 
-export interface AdmissionContext {
-  /** when the answer is due, epoch milliseconds (compare with Date.now()) */
-  readonly deadline: number;
-  /** aborted at the deadline, when the client goes away, or when the server is force-closed */
-  readonly signal: AbortSignal;
-}
-
-export type AdmissionHandler = (review: ParsedReview, ctx: AdmissionContext) => Promise<AdmissionResponse>;
-
-export interface TimeoutInfo {
-  /** the route, e.g. "/validate" */
-  readonly endpoint: string;
-  /** the time the request was given (its ?timeout=, capped) */
-  readonly timeoutMs: number;
-}
-
-/** Answers a request whose handler missed the deadline. Must be synchronous and cheap. */
-export type TimeoutHandler = (review: ParsedReview, info: TimeoutInfo) => AdmissionResponse;
+/** A route: a request path taking the body's bytes (lib/review), or a handler of parsed reviews. */
+export type AdmissionRoute = AdmissionHandler | { readonly reviewer: Reviewer };
 
 export interface AdmissionServerOptions {
   /** --bind-address: an IP address (or host name) to listen on, e.g. 127.0.0.1 */
@@ -73,15 +54,16 @@ export interface AdmissionServerOptions {
   readonly port: number;
   /** serving certificate, key and optional client CA, reloaded when the files change */
   readonly tls: TLSOptions;
-  /** path → handler, e.g. { '/validate': …, '/mutate': … } */
-  readonly routes: Readonly<Record<string, AdmissionHandler>>;
+  /** path → route, e.g. { '/validate': …, '/mutate': … } */
+  readonly routes: Readonly<Record<string, AdmissionRoute>>;
+  /** answers a missed deadline of the routes given as AdmissionHandlers */
   readonly onTimeout?: TimeoutHandler;
   /**
    * Called once a request has been answered with an AdmissionReview (HTTP 200), after the answer was handed to the
    * socket: the route, the body as received and the answer's bytes as sent. For work that must stay off the
    * request's path (the shadow set): it must be cheap and must not throw.
    */
-  readonly afterAnswer?: (endpoint: string, body: Buffer, answer: Buffer) => void;
+  readonly afterAnswer?: (endpoint: string, body: Buffer, answer: Uint8Array) => void;
   readonly limits?: AdmissionServerLimits;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -155,9 +137,9 @@ class RequestCancellation {
     this.#controller?.abort(reason);
   }
 
-  context(deadline: number): AdmissionContext {
+  delivery(endpoint: string, body: Buffer, deadline: number, timeoutMs: number): Delivery {
     const self = this;
-    return { deadline, get signal() { return self.signal; } };
+    return { endpoint, body, deadline, timeoutMs, get signal() { return self.signal; } };
   }
 }
 
@@ -194,7 +176,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   certificates.attach(server);
 
-  const send = (res: ServerResponse, status: number, body: Buffer): void => {
+  const send = (res: ServerResponse, status: number, body: Uint8Array): void => {
     if (res.headersSent || res.destroyed) return;
     res.writeHead(status, {
       'Content-Type': 'application/json',
@@ -214,11 +196,28 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     send(res, err.status, encodeStatus(err.status, err.reason, err.message));
   };
 
+  /** Writes an answer of the request path; a non-200 one (a malformed review) is a rejection, logged as one. */
+  const write = (req: IncomingMessage, res: ServerResponse, delivery: Delivery, answer: Answer): void => {
+    const { endpoint } = delivery;
+    if (answer.status !== 200) {
+      v2.info('Rejected admission request', { endpoint, code: answer.status, reason: answer.fault?.message ?? '', remoteAddress: req.socket.remoteAddress ?? '' });
+      if (!req.complete) res.setHeader('Connection', 'close');
+    }
+    send(res, answer.status, answer.body);
+    if (answer.status !== 200) return;
+    // After the answer has gone out: work here no longer delays the apiserver.
+    options.afterAnswer?.(endpoint, delivery.body, answer.body);
+    if (v4.enabled && answer.summary) v4.info('Admission request answered', { endpoint, ...answer.summary() });
+  };
+
+  const reviewers = new Map<string, Reviewer>();
+  for (const [path, route] of routes) reviewers.set(path, typeof route === 'function' ? parsedReviewer(route, options.onTimeout) : route.reviewer);
+
   const handle = async (
-    req: IncomingMessage, res: ServerResponse, path: string, query: string, handler: AdmissionHandler | undefined, cancellation: RequestCancellation, receivedAt: number,
+    req: IncomingMessage, res: ServerResponse, path: string, query: string, reviewer: Reviewer | undefined, cancellation: RequestCancellation, receivedAt: number,
   ): Promise<void> => {
     const endpoint = path;
-    if (handler === undefined) throw new ReviewError(404, 'NotFound', `no admission endpoint at ${JSON.stringify(path)}: expected one of ${[...routes.keys()].join(', ')}`);
+    if (reviewer === undefined) throw new ReviewError(404, 'NotFound', `no admission endpoint at ${JSON.stringify(path)}: expected one of ${[...routes.keys()].join(', ')}`);
     if (req.method !== 'POST') throw new ReviewError(405, 'MethodNotAllowed', `method ${req.method ?? ''} is not allowed on ${endpoint}: use POST`);
     checkContentType(req.headers['content-type']);
     const gzip = checkContentEncoding(req.headers['content-encoding']);
@@ -226,50 +225,49 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
     const timeoutMs = requestTimeoutMs(query === '' ? null : new URLSearchParams(query).get('timeout'), limits);
     const body = await readBody(req, gzip, limits.maxBodyBytes);
-    const review = parseAdmissionReview(body);
 
     const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
+    const delivery = cancellation.delivery(endpoint, body, deadline, timeoutMs);
+    const review = reviewer(delivery);
+    if (!(review.answer instanceof Promise)) {
+      write(req, res, delivery, review.answer);
+      return;
+    }
     let settled = false;
-    const answer = (response: AdmissionResponse): void => {
-      settled = true;
-      const encoded = encodeAdmissionReviewResponse(review, response);
-      send(res, 200, encoded);
-      options.afterAnswer?.(endpoint, body, encoded);
-      v4.info('Admission request answered', {
-        endpoint, uid: review.request.uid, operation: review.request.operation, resource: review.request.resource.resource,
-        namespace: review.request.namespace ?? '', name: review.request.name ?? '', allowed: response.allowed === true,
-      });
-    };
     const timer = setTimeout(() => {
       if (settled) return;
+      settled = true;
       metrics.deadlines.inc({ endpoint });
-      let response: AdmissionResponse;
+      let answer: Answer;
       try {
-        response = options.onTimeout
-          ? options.onTimeout(review, { endpoint, timeoutMs })
-          : { allowed: false, status: { code: 504, reason: 'Timeout', message: `static-admissiond did not finish admission within the ${timeoutMs}ms deadline` } };
+        answer = review.expire();
       } catch (err) {
-        settled = true;
-        log.error(err, 'Timeout handler failed', { endpoint, uid: review.request.uid });
+        log.error(err, 'Timeout handler failed', { endpoint });
         send(res, 500, encodeStatus(500, 'InternalError', `admission deadline exceeded and the timeout handler failed: ${(err as Error).message}`));
         cancellation.abort(new Error('deadline exceeded'));
         return;
       }
-      v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: review.request.uid, timeoutMs, allowed: response.allowed === true });
-      answer(response);
+      if (v2.enabled) {
+        const summary = answer.summary?.();
+        v2.info('Admission request missed its deadline; answered by the timeout handler', { endpoint, uid: summary?.uid ?? '', timeoutMs, allowed: summary?.allowed === true });
+      }
+      write(req, res, delivery, answer);
       cancellation.abort(new Error('deadline exceeded'));
     }, Math.max(0, deadline - Date.now()));
     try {
-      const response = await handler(review, cancellation.context(deadline));
-      if (!settled) answer(response);
+      const answer = await review.answer;
+      if (!settled) {
+        settled = true;
+        write(req, res, delivery, answer);
+      }
     } catch (err) {
       if (!settled) {
         settled = true;
-        log.error(err, 'Admission handler failed', { endpoint, uid: review.request.uid });
+        log.error(err, 'Admission handler failed', { endpoint });
         const message = err instanceof Error ? err.message : String(err);
         send(res, 500, encodeStatus(500, 'InternalError', `admission handler failed: ${message}`));
       } else {
-        v2.info('Admission handler failed after the request was answered', { endpoint, uid: review.request.uid, err: err instanceof Error ? err.message : String(err) });
+        v2.info('Admission handler failed after the request was answered', { endpoint, err: err instanceof Error ? err.message : String(err) });
       }
     } finally {
       clearTimeout(timer);
@@ -282,8 +280,8 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const rawURL = req.url ?? '/';
     const q = rawURL.indexOf('?');
     const path = q === -1 ? rawURL : rawURL.slice(0, q);
-    const handler = routes.get(path);
-    const endpoint = handler === undefined ? 'unknown' : path;
+    const reviewer = reviewers.get(path);
+    const endpoint = reviewer === undefined ? 'unknown' : path;
     const cancellation = new RequestCancellation();
     inFlight.add(cancellation);
     responses.set(req.socket, res);
@@ -295,7 +293,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       metrics.requests.inc({ endpoint, code: res.headersSent ? String(res.statusCode) : '0' });
       metrics.duration.observe({ endpoint }, Number(process.hrtime.bigint() - start) / 1e9);
     });
-    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), handler, cancellation, receivedAt).catch((err: unknown) => {
+    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), reviewer, cancellation, receivedAt).catch((err: unknown) => {
       if (err instanceof ReviewError) return reject(req, res, endpoint, err);
       log.error(err, 'Admission request failed', { endpoint });
       send(res, 500, encodeStatus(500, 'InternalError', (err as Error).message));

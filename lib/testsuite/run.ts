@@ -4,8 +4,8 @@
 // calls are kept, in order.
 import type { AdmissionResponse } from '../api/admission.js';
 import { patchedObject } from '../admission/mutate.js';
-import type { MutateHandler } from '../admission/mutating/handler.js';
-import type { ValidateHandler } from '../admission/pool/validate-handler.js';
+import type { MutateHandler } from '../review/mutate-handler.js';
+import type { ValidateHandler } from '../review/validate-handler.js';
 import { AdmissionConfigError, readAdmissionConfiguration, validateStaticManifestsDir } from '../config/admission-config.js';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { JsonValue } from '../manifest/document.js';

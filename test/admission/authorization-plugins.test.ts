@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionRequest } from '../../lib/api/admission.js';
-import { createValidateHandler } from '../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../lib/review/validate-handler.js';
 import { isVerdict, ValidatingWebhookDispatcher } from '../../lib/admission/webhooks/validating.js';
 import { WebhookClients } from '../../lib/webhook/client.js';
 import { createWebhookMetrics } from '../../lib/webhook/metrics.js';

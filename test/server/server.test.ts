@@ -10,7 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import type { Registry } from 'prom-client';
 import type { AdmissionResponse } from '../../lib/api/admission.js';
-import type { ParsedReview } from '../../lib/server/review.js';
+import type { ParsedReview } from '../../lib/review/decode.js';
 import { startAdmissionServer } from '../../lib/server/server.js';
 import type { AdmissionContext, AdmissionServer, AdmissionServerOptions } from '../../lib/server/server.js';
 import { call, loadCaptures, memoryLogger, minimalReview, newRegistry, replayHeaders, sampleValue, servingFiles, waitFor } from './helpers.js';

@@ -92,6 +92,8 @@ interface Versioned {
   readonly fixed: CelActivation;
   /** a mutation was applied */
   dirty: boolean;
+  /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
+  decoded?: { readonly object: unknown; readonly kind: string };
 }
 
 /** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
@@ -236,9 +238,11 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const started = process.hrtime.bigint();
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
+        const kindKey = `${kind.apiVersion} ${kind.kind}`;
+        const decoded = v.decoded?.kind === kindKey ? v.decoded.object : undefined;
         const outcome = await authorized(policy, () => {
           const scoped = activationFor(invocation, v);
-          return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables });
+          return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables }, decoded);
         });
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         if (!outcome.ok) {
@@ -251,6 +255,8 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
           continue;
         }
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
+        // a JSON Patch that changed the object had it decoded strictly (one that changed nothing did not)
+        if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
         // the scheme's defaulting after every mutation (dispatcher.go dispatchOne)
         v.object = defaultObject(outcome.object, kind);
         v.dirty = true;

@@ -71,7 +71,7 @@ function shapeOf(kind: ObjectKind): Shape {
   return rootShape(kind.apiVersion, kind.kind);
 }
 
-function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKind): PatchOutcome {
+function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKind, decoded: unknown): PatchOutcome {
   const built = jsonPatchOperations(value);
   if ('error' in built) return { ok: false, error: built.error };
   let patched: unknown;
@@ -83,7 +83,7 @@ function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKin
   }
   if (patched === object) return { ok: true, object };
   // decoded strictly into the versioned kind's Go type; a failure is an internal error (json_patch.go)
-  const error = decodeError(kind.apiVersion, kind.kind, patched);
+  const error = decodeError(kind.apiVersion, kind.kind, patched, decoded);
   if (error !== undefined) return { ok: false, error, internal: true };
   return { ok: true, object: patched };
 }
@@ -106,11 +106,14 @@ function applyConfigurationMutation(value: unknown, object: unknown, kind: Objec
   return { ok: true, object: mergeValue(shape, object, patch) };
 }
 
-/** Evaluates and applies one mutation to `object` (never modified); the new object, or upstream's error. */
-export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: GroupOptions): PatchOutcome {
+/**
+ * Evaluates and applies one mutation to `object` (never modified); the new object, or upstream's error. `decoded`:
+ * an earlier version of the object, of the same kind, that decoded strictly (its parts are not checked again).
+ */
+export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: GroupOptions, decoded?: unknown): PatchOutcome {
   const result = evaluate(mutation, activation, options);
   if ('error' in result) return { ok: false, error: result.error };
   return mutation.patchType === 'JSONPatch'
-    ? applyJsonPatchMutation(result.value, object, kind)
+    ? applyJsonPatchMutation(result.value, object, kind, decoded)
     : applyConfigurationMutation(result.value, object, kind);
 }

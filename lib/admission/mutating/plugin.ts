@@ -1,6 +1,6 @@
 // The MutatingAdmissionPolicy plugin of the /mutate chain: each pass runs the dispatcher on the current snapshot's
 // policies and the object as mutated so far, keeping its reinvocation state in the request's reinvocation context.
-import type { MutatingPlugin } from '../mutation.js';
+import type { MutatingPlugin, MutationContext } from '../mutation.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { dispatchMutatingPolicies } from './dispatcher.js';
 import type { MutationCheck } from './dispatcher.js';
@@ -10,8 +10,8 @@ import type { SubjectAccessReviewClient } from '../../webhook/subject-access-rev
 export interface MutatingPolicyPluginOptions {
   /** the MutatingAdmissionPolicy snapshot's hooks, read per request */
   readonly hooks: () => readonly PolicyHook[];
-  /** called with the mutations evaluated in each pass (metrics) */
-  readonly onChecks?: (checks: readonly MutationCheck[]) => void;
+  /** called with the mutations evaluated in each pass (metrics), and the request's context */
+  readonly onChecks?: (checks: readonly MutationCheck[], ctx: MutationContext) => void;
   /** answers `authorizer` checks */
   readonly authorization?: SubjectAccessReviewClient;
 }
@@ -30,7 +30,7 @@ export function createMutatingPolicyPlugin(options: MutatingPolicyPluginOptions)
         deadline: ctx.deadline,
         signal: ctx.signal,
       });
-      if (pass.checks.length > 0) options.onChecks?.(pass.checks);
+      if (pass.checks.length > 0) options.onChecks?.(pass.checks, ctx);
       attributes.object = pass.object;
       return pass.status === undefined ? { allowed: true } : { allowed: false, status: pass.status };
     },

@@ -30,21 +30,26 @@ function quantityError(value: unknown): string | undefined {
 
 const scalars: ScalarChecks = { 'resource.Quantity': quantityError };
 
-/** The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes. */
-export function decodeError(apiVersion: string, kind: string, object: unknown): string | undefined {
+/**
+ * The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes.
+ * `known`: an object of the same kind that decoded (an earlier version of this one): the parts `object` shares with
+ * it are not checked again.
+ */
+export function decodeError(apiVersion: string, kind: string, object: unknown, known?: unknown): string | undefined {
   const interpret = interpretError(object);
   if (interpret !== undefined) return interpret;
   const root = ownValue(decodeRoots, `${apiVersion} ${kind}`);
   const type = root === undefined ? undefined : ownValue(decodeSchema, root);
   if (type === undefined) return undefined;
-  const walk = (sortKeys: boolean): StrictWalker => {
+  const walk = (sortKeys: boolean, skip: unknown): StrictWalker => {
     const walker = new StrictWalker(decodeSchema, { sortKeys, scalars, check: true });
-    walker.object((object ?? {}) as JsonObject, type, '', '');
+    walker.object((object ?? {}) as JsonObject, type, '', '', skip);
     return walker;
   };
-  // in the object's own key order first; only an error needs the document order (sorted) to pick the first one
-  let walker = walk(false);
-  if (walker.typeError !== undefined || walker.unknown.length > 0) walker = walk(true);
+  // in the object's own key order first; only an error needs the document order (sorted, the whole object) to pick
+  // the first one
+  let walker = walk(false, known);
+  if (walker.typeError !== undefined || walker.unknown.length > 0) walker = walk(true, undefined);
   if (walker.typeError !== undefined) return walker.typeError;
   return walker.unknown.length === 0 ? undefined : `strict decoding error: ${walker.unknown.join(', ')}`;
 }

@@ -42,7 +42,7 @@ export interface PolicyTask {
 }
 
 /** `buf` if it spans its whole (non-shared) ArrayBuffer, else an exact-size copy. */
-function ownBuffer(buf: Uint8Array): Uint8Array {
+export function ownBuffer(buf: Uint8Array): Uint8Array {
   if (buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength && !(buf.buffer instanceof SharedArrayBuffer)) return buf;
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);

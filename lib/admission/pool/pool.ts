@@ -1,18 +1,24 @@
-// The policy worker pool: Piscina threads running workers/policy-worker.ts. The main thread matches, encodes each
-// request once (one PolicyTask buffer) and applies the bindings' actions to what comes back; the workers only
-// evaluate, with programs compiled once per snapshot.
+// The policy worker pool: Piscina threads running workers/policy-worker.ts, each holding the compiled programs of the
+// current (and previous) snapshot of each policy plugin. Two kinds of task:
+//   - review(): a whole request (ReviewTask: the body bytes, endpoint, deadline, snapshot hash), the daemon's hot
+//     path. The worker decodes, matches, evaluates, records the check metrics and encodes the answer; the main thread
+//     only writes the bytes that come back. Buffers are transferred.
+//   - evaluate(): the matched policies of a request the main thread has parsed and matched (PolicyTask), for the
+//     handlers of parsed reviews (the paths that call static webhooks); the main thread applies the bindings' actions
+//     to what comes back.
+// Check metrics observed on the workers reach the main thread's registry when a scrape asks (collectMetrics).
 //
 // Settings, from bench/hop.ts on a 2-core VM (and reference/hot-path-measurements.md):
-//   - batching: the requests that become ready in one turn of the event loop go to a worker in one Piscina task.
-//     Waking a sleeping thread is what a hand-off costs (a plain worker_threads round trip: ~190 µs CPU one at a
-//     time, ~35 µs pipelined); one task per request cost ~400–600 µs CPU per request under load, batches ~250–300
-//     (main-thread evaluation: ~180–230).
+//   - batching (batches.ts): the requests that become ready in one turn of the event loop go to a worker in one
+//     Piscina task. Waking a sleeping thread is what a hand-off costs (a plain worker_threads round trip: ~190 µs CPU
+//     one at a time, ~35 µs pipelined).
 //   - concurrentTasksPerWorker 16: a worker takes the next batch without waiting for the main thread to see the
 //     previous answer (Piscina's default of 1 measured ~640 µs CPU per request).
 //   - atomics 'disabled': sync/async/disabled measured within this machine's noise of each other; with Atomics.wait
 //     an idle worker's event loop is blocked, so it would neither receive a reload until its next request nor show
 //     its idle time in the utilization gauge.
-//   - buffers copied, not transferred; threads fixed (minThreads = maxThreads, no idle timeout).
+//   - threads fixed (minThreads = maxThreads, no idle timeout): a thread started on demand would compile every
+//     snapshot before its first task; maxQueue unbounded (the request deadline bounds how long anything waits).
 //
 // Tasks are never given an AbortSignal: Piscina runs an abortable task only on an otherwise idle worker (and
 // aborting one terminates its worker), which would undo the pipelining. The request deadline is enforced instead
@@ -29,16 +35,24 @@ import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../log/logger.js';
 import type { PluginName } from '../../manifest/plugins.js';
+import { createMutatingPolicyMetrics } from '../../metrics/mutating-policy.js';
+import { createValidatingPolicyMetrics } from '../../metrics/policy.js';
 import type { Snapshot } from '../../reload/snapshot.js';
 import type { PendingValidation } from '../validate.js';
 import { failedEvaluations } from '../validating/dispatcher.js';
 import type { PolicyEvaluation } from '../validating/dispatcher.js';
+import { Lane } from './batches.js';
 import { decodeBatchResults, encodeTask } from './codec.js';
 import type { TaskOutcome } from './codec.js';
+import { CompiledSnapshots } from './compiled.js';
 import { createPoolMetrics } from './metrics.js';
 import type { PoolMetrics, WorkerFailureReason } from './metrics.js';
-import { createWatchdogBuffer, watchdogLayout } from './protocol.js';
+import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
+import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
+import type { ReviewTask, WorkerAnswer } from './review-codec.js';
+import { overruns } from './watchdog.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 /** `--workers` default: every core but one for the main thread, at least one (os.cpus() is empty under ProcSubset=pid). */
 export function defaultPoolThreads(): number {
@@ -51,9 +65,10 @@ export const defaultMaxBatch = 32;
 export interface PolicyPoolOptions {
   /** worker threads (--workers), at least 1 */
   readonly threads: number;
-  /** the snapshot current at start (the workers compile it before their first task) */
+  /** the ValidatingAdmissionPolicy snapshot current at start (the workers compile it before their first task) */
   readonly snapshot?: Snapshot;
-  readonly plugin?: PluginName;
+  /** further snapshots current at start, of other policy plugins (MutatingAdmissionPolicy) */
+  readonly snapshots?: readonly Snapshot[];
   /** tasks a worker holds at once; default 16 */
   readonly concurrentTasksPerWorker?: number;
   /** Piscina's atomics mode; default 'disabled' */
@@ -64,9 +79,10 @@ export interface PolicyPoolOptions {
    * Default 32.
    */
   readonly maxBatch?: number;
+  /** the pool's metrics, and the policy check metrics the workers observe, are registered here */
   readonly registry?: Registry;
   readonly logger?: Logger;
-  /** compiled snapshots per worker; default 2 */
+  /** compiled snapshots per plugin and worker; default 2 */
   readonly maxSnapshots?: number;
   /** how long a task waits on a worker for a snapshot it has not compiled; default 5s (and never past the deadline) */
   readonly snapshotWaitMs?: number;
@@ -95,6 +111,11 @@ export interface PoolEvaluation {
   readonly abandoned?: boolean;
 }
 
+/** What came back for a whole request: the answer's bytes, or why the worker gave none. */
+export type PoolReview =
+  | { readonly answer: { readonly status: number; readonly body: Uint8Array; readonly reason: string; readonly message: string } }
+  | { readonly failure: WorkerFailureReason; readonly message: string };
+
 const workerFile = fileURLToPath(new URL('../../../workers/policy-worker.js', import.meta.url));
 
 function snapshotData(snapshot: Snapshot): SnapshotData {
@@ -107,16 +128,13 @@ export class PolicyPool {
   readonly #watchdog: ReturnType<typeof watchdogLayout>;
   readonly #log: Logger | undefined;
   readonly #metrics: PoolMetrics | undefined;
-  readonly #compiledBy = new Map<string, Set<number>>();
+  readonly #snapshots: CompiledSnapshots;
   readonly #readyWaiters = new Set<() => void>();
   readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
-  #current: SnapshotData | undefined;
-  /** the hash hasCompiled() last found on every worker (forgotten when a worker starts) */
-  #compiledEverywhere: string | undefined;
-  #previous: SnapshotData | undefined;
-  readonly #maxBatch: number;
-  #queue: Array<{ readonly task: Uint8Array; readonly settle: (outcome: TaskOutcome | { readonly failed: unknown }) => void }> = [];
-  #flushScheduled = false;
+  readonly #policyTasks: Lane<TaskOutcome>;
+  readonly #reviews: Lane<WorkerAnswer>;
+  /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
+  readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
   #tasksSent = 0;
   #closed = false;
@@ -124,8 +142,9 @@ export class PolicyPool {
   constructor(options: PolicyPoolOptions) {
     const threads = Math.max(1, Math.floor(options.threads));
     this.#log = options.logger;
-    this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
-    this.#current = options.snapshot ? snapshotData(options.snapshot) : undefined;
+    const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
+    const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
+    this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
     this.#channel = new BroadcastChannel(channelName);
     this.#channel.onmessage = (event: unknown) => this.#onChannelMessage((event as { data: ChannelMessage }).data);
@@ -134,7 +153,7 @@ export class PolicyPool {
     this.#watchdog = watchdogLayout(watchdog);
     const workerData: PolicyWorkerData = {
       channel: channelName,
-      snapshot: this.#current,
+      snapshots: this.#snapshots.current(),
       maxSnapshots: options.maxSnapshots ?? 2,
       snapshotWaitMs: options.snapshotWaitMs ?? 5_000,
       watchdog,
@@ -153,12 +172,17 @@ export class PolicyPool {
       recordTiming: false,
       workerData,
     });
+    this.#policyTasks = new Lane(this.#piscina, maxBatch, {
+      // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
+      name: undefined, transfer: false, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
+    });
+    this.#reviews = new Lane(this.#piscina, maxBatch, {
+      name: 'review', transfer: true, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
+    });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
     // a new worker has compiled nothing yet
-    this.#piscina.on('workerCreate', () => {
-      this.#compiledEverywhere = undefined;
-    });
+    this.#piscina.on('workerCreate', () => this.#snapshots.workerStarted());
     if (options.registry) {
       this.#metrics = createPoolMetrics(options.registry, {
         queueSize: () => this.#piscina.queueSize,
@@ -166,6 +190,10 @@ export class PolicyPool {
         threads: () => this.#piscina.threads.length,
         inFlight: () => this.#inFlight,
       });
+      const sinks = { validating: createValidatingPolicyMetrics(options.registry).family, mutating: createMutatingPolicyMetrics(options.registry).family };
+      this.#workerMetrics = new WorkerMetrics(sinks, (id) => this.#post({ type: 'collect', id }), () => this.#threadIds());
+      sinks.validating.pullBeforeScrape(() => this.collectMetrics());
+      sinks.mutating.pullBeforeScrape(() => this.collectMetrics());
     }
   }
 
@@ -179,6 +207,7 @@ export class PolicyPool {
     return this.#tasksSent;
   }
 
+  /** requests in the pool now (queued or being evaluated) */
   get inFlight(): number {
     return this.#inFlight;
   }
@@ -210,33 +239,30 @@ export class PolicyPool {
 
   /** A new snapshot (a reload): every worker compiles it; tasks matched against it wait for it on their worker. */
   publish(snapshot: Snapshot): void {
-    if (this.#closed || snapshot.hash === this.#current?.hash) return;
-    this.#previous = this.#current;
-    this.#current = snapshotData(snapshot);
-    for (const hash of this.#compiledBy.keys()) if (hash !== this.#current.hash && hash !== this.#previous?.hash) this.#compiledBy.delete(hash);
-    this.#post({ type: 'snapshot', ...this.#current });
+    if (this.#closed) return;
+    const data = snapshotData(snapshot);
+    if (this.#snapshots.publish(data)) this.#post({ type: 'snapshot', ...data });
   }
 
-  /** Every worker thread has compiled the current snapshot. */
+  /** Every worker thread has compiled the current snapshot of every plugin. */
   isReady(): boolean {
-    if (this.#current === undefined) return true;
-    return this.hasCompiled(this.#current.hash);
+    return this.#snapshots.isReady(() => this.#threadIds());
   }
 
   /**
-   * Every worker thread has compiled the snapshot `hash`: a task naming it waits for no compile. Until then (a reload
-   * being compiled on the workers, a replaced worker catching up) the validate handler evaluates on the main thread.
+   * Every worker thread has compiled the snapshot `hash` of `plugin`: a task naming it waits for no compile. Until
+   * then (a reload being compiled on the workers, a replaced worker catching up) requests are evaluated on the main
+   * thread.
    */
-  hasCompiled(hash: string): boolean {
-    if (hash === this.#compiledEverywhere) return true;
-    const have = this.#compiledBy.get(hash);
-    const threads = this.#piscina.threads;
-    const all = have !== undefined && threads.length > 0 && threads.every((w) => have.has(w.threadId));
-    if (all) this.#compiledEverywhere = hash;
-    return all;
+  hasCompiled(hash: string, plugin: PluginName = 'ValidatingAdmissionPolicy'): boolean {
+    return this.#snapshots.hasCompiled(plugin, hash, () => this.#threadIds());
   }
 
-  /** Resolves once every worker has compiled the current snapshot (startup, after a reload); rejects after timeoutMs. */
+  #threadIds(): number[] {
+    return this.#piscina.threads.map((w) => w.threadId);
+  }
+
+  /** Resolves once every worker has compiled the current snapshots (startup, after a reload); rejects after timeoutMs. */
   ready(timeoutMs = 30_000): Promise<void> {
     if (this.isReady()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
@@ -248,10 +274,49 @@ export class PolicyPool {
       };
       const timer = setTimeout(() => {
         this.#readyWaiters.delete(check);
-        reject(new Error(`policy workers did not compile snapshot ${this.#current?.hash ?? ''} within ${timeoutMs}ms`));
+        reject(new Error(`policy workers did not compile snapshot ${this.#snapshots.current().map((s) => s.hash).join(', ')} within ${timeoutMs}ms`));
       }, timeoutMs);
       this.#readyWaiters.add(check);
     });
+  }
+
+  /**
+   * Hands a whole request to a worker (the thin main thread: one encoding, the body bytes transferred). Never
+   * rejects: a worker that dies or fails yields `failure`, which the caller answers by the failure policy.
+   */
+  review(task: ReviewTask): Promise<PoolReview> {
+    const buffer = encodeReviewTask(task);
+    const started = this.#started();
+    return new Promise<PoolReview>((resolve) => {
+      this.#reviews.submit(buffer, (outcome) => {
+        this.#inFlight--;
+        if ('status' in outcome) {
+          this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
+          resolve({ answer: outcome });
+          return;
+        }
+        resolve(this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome));
+      });
+    });
+  }
+
+  #started(): bigint {
+    this.#inFlight++;
+    this.#tasksSent++;
+    this.#metrics?.taskStarted();
+    return process.hrtime.bigint();
+  }
+
+  /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
+  #failed(err: unknown, rejected: boolean, counted = true): { readonly failure: WorkerFailureReason; readonly message: string } {
+    const message = err instanceof Error ? err.message : String(err);
+    // Piscina rejects every task of a worker that exits with "worker exited with code: N"
+    const reason: WorkerFailureReason = rejected && /worker exited/i.test(message) ? 'crash' : 'error';
+    if (counted) {
+      this.#metrics?.failure(reason);
+      this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
+    }
+    return { failure: reason, message };
   }
 
   /**
@@ -273,10 +338,7 @@ export class PolicyPool {
         return { hook: p.hook, kind: t.kind, resource: t.resource, subResource: t.subResource };
       }),
     });
-    const started = process.hrtime.bigint();
-    this.#inFlight++;
-    this.#tasksSent++;
-    this.#metrics?.taskStarted();
+    const started = this.#started();
     return new Promise<PoolEvaluation>((resolve) => {
       let settled = false;
       const signal = ctx.signal;
@@ -294,59 +356,21 @@ export class PolicyPool {
         finish({ evaluations: failedEvaluations(plan, 'the admission request was abandoned before its policies were evaluated'), abandoned: true });
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#submit(task, (outcome) => {
+      this.#policyTasks.submit(task, (outcome) => {
         if ('evaluations' in outcome) {
           this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
           finish({ evaluations: [...outcome.evaluations] });
           return;
         }
-        const err = 'failed' in outcome ? outcome.failed : new Error(outcome.error);
-        const message = err instanceof Error ? err.message : String(err);
-        // Piscina rejects every task of a worker that exits with "worker exited with code: N"
-        const reason: WorkerFailureReason = 'failed' in outcome && /worker exited/i.test(message) ? 'crash' : 'error';
-        if (!settled) {
-          this.#metrics?.failure(reason);
-          this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
-        }
-        finish({ evaluations: failedEvaluations(plan, `policy worker failed while evaluating the request: ${message}`), failure: reason });
+        const { failure, message } = this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome, !settled);
+        finish({ evaluations: failedEvaluations(plan, `policy worker failed while evaluating the request: ${message}`), failure });
       });
     });
   }
 
-  /** Queues one request's task; the queue goes to the workers once this turn of the event loop is over. */
-  #submit(task: Uint8Array, settle: (outcome: TaskOutcome | { readonly failed: unknown }) => void): void {
-    this.#queue.push({ task, settle });
-    if (this.#queue.length >= this.#maxBatch * Math.max(1, this.#piscina.threads.length)) this.#flush();
-    else if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
-    }
-  }
-
-  #flush(): void {
-    this.#flushScheduled = false;
-    // as many batches as workers (Piscina gives each to the least busy worker), each at most maxBatch requests
-    const threads = Math.max(1, this.#piscina.threads.length);
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, Math.min(this.#maxBatch, Math.ceil(this.#queue.length / threads)));
-      // The task buffers are copied, not transferred: for a few KB a copy is cheaper than detaching and adopting an
-      // ArrayBuffer (bench/hop.ts); encodeTask returns buffers of exactly the task's size.
-      this.#piscina.run(batch.map((b) => b.task)).then(
-        (result: Uint8Array) => {
-          let outcomes: TaskOutcome[];
-          try {
-            outcomes = decodeBatchResults(result);
-          } catch (err) {
-            for (const b of batch) b.settle({ failed: err });
-            return;
-          }
-          batch.forEach((b, i) => b.settle(outcomes[i] ?? { error: 'the worker answered fewer requests than it was given' }));
-        },
-        (err: unknown) => {
-          for (const b of batch) b.settle({ failed: err });
-        },
-      );
-    }
+  /** Brings the check metrics observed on the workers into the registry's families (worker-metrics.ts). */
+  collectMetrics(): Promise<void> {
+    return this.#closed || this.#workerMetrics === undefined ? Promise.resolve() : this.#workerMetrics.collect();
   }
 
   /**
@@ -360,34 +384,19 @@ export class PolicyPool {
 
   /** Terminates every worker still evaluating a task past that task's deadline; returns how many. */
   checkOverruns(now = Date.now()): number {
-    const { owners, busyUntil, slots } = this.#watchdog;
-    const live = new Map(this.#piscina.threads.map((w) => [w.threadId, w]));
-    let terminated = 0;
-    for (let i = 0; i < slots; i++) {
-      const owner = Atomics.load(owners, i);
-      if (owner === 0) continue;
-      const worker = live.get(owner);
-      if (worker === undefined) {
-        // the worker is gone: free its slot for a replacement
-        busyUntil[i] = 0;
-        Atomics.compareExchange(owners, i, owner, 0);
-        continue;
-      }
-      const until = busyUntil[i]!;
-      if (until > 0 && until <= now) {
-        busyUntil[i] = 0;
-        terminated++;
-        this.#metrics?.failure('overrun');
-        this.#log?.info('Terminating a policy worker still evaluating past its task deadline', { threadId: owner, overrunMs: now - until });
-        void worker.terminate();
-      }
+    const found = overruns(this.#watchdog, this.#piscina.threads, now);
+    for (const { worker, overrunMs } of found) {
+      this.#metrics?.failure('overrun');
+      this.#log?.info('Terminating a policy worker still evaluating past its task deadline', { threadId: worker.threadId, overrunMs });
+      void worker.terminate();
     }
-    return terminated;
+    return found.length;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#workerMetrics?.close();
     this.#channel.close();
     await this.#piscina.destroy();
   }
@@ -399,25 +408,25 @@ export class PolicyPool {
   #onChannelMessage(message: ChannelMessage): void {
     switch (message.type) {
       case 'hello':
-        if (this.#current && !message.hashes.includes(this.#current.hash)) this.#post({ type: 'snapshot', to: message.threadId, ...this.#current });
+        for (const s of this.#snapshots.current()) {
+          if (!message.keys.includes(snapshotKey(s.plugin, s.hash))) this.#post({ type: 'snapshot', to: message.threadId, ...s });
+        }
         break;
       case 'need': {
-        const snapshot = [this.#current, this.#previous].find((s) => s?.hash === message.hash);
+        const snapshot = this.#snapshots.find(message.plugin, message.hash);
         if (snapshot) this.#post({ type: 'snapshot', to: message.threadId, ...snapshot });
         break;
       }
       case 'compiled':
         if (message.error !== undefined) {
-          this.#log?.error(new Error(message.error), 'A policy worker failed to compile a snapshot', { hash: message.hash, threadId: message.threadId });
+          this.#log?.error(new Error(message.error), 'A policy worker failed to compile a snapshot', { plugin: message.plugin, hash: message.hash, threadId: message.threadId });
           break;
         }
-        if (message.hash !== this.#current?.hash && message.hash !== this.#previous?.hash) break;
-        {
-          let set = this.#compiledBy.get(message.hash);
-          if (set === undefined) this.#compiledBy.set(message.hash, (set = new Set()));
-          set.add(message.threadId);
-        }
+        if (!this.#snapshots.compiled(message.plugin, message.hash, message.threadId)) break;
         for (const check of [...this.#readyWaiters]) check();
+        break;
+      case 'metrics':
+        this.#workerMetrics?.received(message);
         break;
       default:
         break;

@@ -6,6 +6,7 @@
 // kills the worker. The channel reaches every worker, including ones Piscina starts later to replace a dead one.
 import type { LoadedManifests } from '../../manifest/load.js';
 import type { PluginName } from '../../manifest/plugins.js';
+import type { HistogramDelta } from '../../metrics/aggregated.js';
 
 /** One snapshot as the workers receive it: the loaded manifests (JSON), compiled by each worker once. */
 export interface SnapshotData {
@@ -17,9 +18,9 @@ export interface SnapshotData {
 export interface PolicyWorkerData {
   /** the BroadcastChannel name of this pool */
   readonly channel: string;
-  /** the snapshot current when the pool started (a worker started later may get a newer one on the channel) */
-  readonly snapshot: SnapshotData | undefined;
-  /** compiled snapshots a worker keeps (current plus the previous, for requests matched just before a reload) */
+  /** the snapshots current when the pool started, one per plugin (a worker started later may get newer ones on the channel) */
+  readonly snapshots: readonly SnapshotData[];
+  /** compiled snapshots of each plugin a worker keeps (current plus the previous, for requests matched just before a reload) */
   readonly maxSnapshots: number;
   /** how long a task waits for a snapshot its worker has not compiled yet (further bounded by the task's deadline) */
   readonly snapshotWaitMs: number;
@@ -40,26 +41,48 @@ export interface SnapshotMessage extends SnapshotData {
 /** Worker → main: a task names a snapshot this worker does not have. */
 export interface NeedMessage {
   readonly type: 'need';
+  readonly plugin: PluginName;
   readonly hash: string;
   readonly threadId: number;
 }
 
-/** Worker → main: a worker started, holding these snapshots. */
+/** Worker → main: a worker started, holding these snapshots (snapshotKey). */
 export interface HelloMessage {
   readonly type: 'hello';
   readonly threadId: number;
-  readonly hashes: readonly string[];
+  readonly keys: readonly string[];
 }
 
 /** Worker → main: a snapshot is compiled and ready on this worker (or failed to compile there). */
 export interface CompiledMessage {
   readonly type: 'compiled';
+  readonly plugin: PluginName;
   readonly hash: string;
   readonly threadId: number;
   readonly error?: string;
 }
 
-export type ChannelMessage = SnapshotMessage | NeedMessage | HelloMessage | CompiledMessage;
+/** Main → workers: hand over the policy check observations made since the last time (a scrape is waiting). */
+export interface CollectMessage {
+  readonly type: 'collect';
+  readonly id: number;
+}
+
+/** Worker → main: the policy check observations made on this worker since it last sent them (`id` 0: unasked). */
+export interface MetricsMessage {
+  readonly type: 'metrics';
+  readonly id: number;
+  readonly threadId: number;
+  readonly validating: readonly HistogramDelta[];
+  readonly mutating: readonly HistogramDelta[];
+}
+
+export type ChannelMessage = SnapshotMessage | NeedMessage | HelloMessage | CompiledMessage | CollectMessage | MetricsMessage;
+
+/** A snapshot's name on both sides: plugin and content hash (two plugins' empty directories share the hash ""). */
+export function snapshotKey(plugin: PluginName, hash: string): string {
+  return `${plugin} ${hash}`;
+}
 
 /**
  * The watchdog table, one slot per worker: Int32 owner threadId (claimed with compareExchange), Float64 deadline

@@ -211,10 +211,13 @@ export async function evaluatePlannedPolicyAuthorized(policy: CompiledPolicy, re
   return { value, seconds: (performance.now() - started) / 1e3 };
 }
 
-/** Every evaluation a plan needs, on the calling thread: one per entry of `plan.evaluate`, in that order. */
-export function evaluatePlan(plan: ValidatingPlan, request: AdmissionRequest): PolicyEvaluation[] {
+/**
+ * Every evaluation a plan needs, on the calling thread: one per entry of `plan.evaluate`, in that order.
+ * `ownsObjects`: as for EvaluationRequest.
+ */
+export function evaluatePlan(plan: ValidatingPlan, request: AdmissionRequest, options?: { readonly ownsObjects?: boolean }): PolicyEvaluation[] {
   if (plan.evaluate.length === 0) return [];
-  const prepared = new EvaluationRequest(request);
+  const prepared = new EvaluationRequest(request, options);
   return plan.evaluate.map((i) => {
     const p = plan.policies[i]!;
     return evaluatePlannedPolicy(p.policy, prepared, p.target!);

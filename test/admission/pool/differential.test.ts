@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionRequest } from '../../../lib/api/admission.js';
-import { createValidateHandler } from '../../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../../lib/review/validate-handler.js';
 import type { PolicyCheckRecord } from '../../../lib/metrics/policy.js';
 import type { Snapshot } from '../../../lib/reload/snapshot.js';
 import { benchPod, binding, capture, context, packageRoot, policy, review, snapshotDir, snapshotOf, startPool } from './helpers.js';

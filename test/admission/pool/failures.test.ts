@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import type { AdmissionRequest, AdmissionResponse } from '../../../lib/api/admission.js';
 import { testHookExit, testHookHang } from '../../../lib/admission/pool/protocol.js';
-import { createValidateHandler } from '../../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../../lib/review/validate-handler.js';
 import { createLogger } from '../../../lib/log/logger.js';
 import { createCertificateAuthority } from '../../../lib/server/dev-cert.js';
 import { startAdmissionServer } from '../../../lib/server/server.js';

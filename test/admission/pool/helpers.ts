@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import type { AdmissionRequest } from '../../../lib/api/admission.js';
 import { PolicyPool } from '../../../lib/admission/pool/pool.js';
 import type { PolicyPoolOptions } from '../../../lib/admission/pool/pool.js';
-import type { RequestContext, ReviewInput } from '../../../lib/admission/pool/validate-handler.js';
+import type { RequestContext, ReviewInput } from '../../../lib/review/validate-handler.js';
 import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
 import type { Snapshot } from '../../../lib/reload/snapshot.js';
 import { tempDir, writeFiles } from '../../helpers/fs.js';

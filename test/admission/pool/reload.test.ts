@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { createValidateHandler } from '../../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../../lib/review/validate-handler.js';
 import { createLogger } from '../../../lib/log/logger.js';
 import { createReloadMetrics } from '../../../lib/metrics/reload.js';
 import { ManifestSource } from '../../../lib/reload/manifest-source.js';

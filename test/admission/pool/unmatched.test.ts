@@ -2,7 +2,7 @@
 // pool; one that a policy applies to is one task, whatever the number of policies and bindings it matched.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createValidateHandler } from '../../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../../lib/review/validate-handler.js';
 import { benchPod, binding, capture, context, metricValue, packageRoot, policy, review, snapshotDir, snapshotOf, startPool } from './helpers.js';
 
 test('a request nothing matches never reaches the pool', async (t) => {

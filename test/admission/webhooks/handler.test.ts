@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AdmissionRequest } from '../../../lib/api/admission.js';
-import { createValidateHandler } from '../../../lib/admission/pool/validate-handler.js';
+import { createValidateHandler } from '../../../lib/review/validate-handler.js';
 import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
 import type { Snapshot } from '../../../lib/reload/snapshot.js';
 import { startAdmissionServer } from '../../../lib/server/server.js';

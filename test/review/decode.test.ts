@@ -2,17 +2,10 @@
 // valid), response encoding (field order, omitempty, uid echo), content type/encoding checks and ?timeout=.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  checkContentEncoding,
-  checkContentType,
-  describeJSONSyntaxError,
-  encodeAdmissionReviewResponse,
-  parseAdmissionReview,
-  parseGoDuration,
-  requestTimeoutMs,
-  ReviewError,
-} from '../../lib/server/review.js';
-import { loadCaptures } from './helpers.js';
+import { encodeAdmissionReviewResponse, ReviewError } from '../../lib/review/answer.js';
+import { describeJSONSyntaxError, parseAdmissionReview } from '../../lib/review/decode.js';
+import { checkContentEncoding, checkContentType, parseGoDuration, requestTimeoutMs } from '../../lib/server/request-checks.js';
+import { loadCaptures } from '../server/helpers.js';
 
 describe('parseAdmissionReview', () => {
   test('captures parse to their version, request and the very same body buffer', () => {

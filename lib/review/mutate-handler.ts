@@ -1,12 +1,12 @@
-// POST /mutate as the daemon serves it: the /mutate chain (lib/admission/mutate.ts) on the main thread — the
-// MutatingAdmissionPolicy plugin's CEL runs under the request deadline and signal, so a runaway expression ends as
-// an evaluation error under the policy's failurePolicy rather than holding the answer.
+// POST /mutate for parsed reviews (the `review` and `test` commands, and the daemon while static mutating webhooks
+// are configured): the /mutate chain (lib/admission/mutate.ts) on this thread — the MutatingAdmissionPolicy plugin's
+// CEL runs under the request deadline and signal, so a runaway expression ends as an evaluation error under the
+// policy's failurePolicy rather than holding the answer. Without webhooks the daemon takes dispatch.ts's path.
 //
-// The request/context shapes are the admission listener's (lib/server), restated structurally so that this layer
-// does not import the one above it.
-import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js';
-import { mutateRequest } from '../mutate.js';
-import type { MutatingPlugin } from '../mutation.js';
+// The request/context shapes are restated structurally (parsed.ts has the listener's).
+import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
+import { mutateRequest } from '../admission/mutate.js';
+import type { MutatingPlugin } from '../admission/mutation.js';
 
 export interface MutateReviewInput {
   readonly request: AdmissionRequest;

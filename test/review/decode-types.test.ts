@@ -14,9 +14,10 @@
 // an apiserver message: a webhook server built on the apimachinery deserializer answers with exactly this text.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAdmissionReview, ReviewError } from '../../lib/server/review.js';
-import { base64DecodeError } from '../../lib/server/review-types.js';
-import { minimalReview } from './helpers.js';
+import { ReviewError } from '../../lib/review/answer.js';
+import { parseAdmissionReview } from '../../lib/review/decode.js';
+import { base64DecodeError } from '../../lib/review/decode-types.js';
+import { minimalReview } from '../server/helpers.js';
 
 const review = (request: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Buffer => Buffer.from(minimalReview(extra, {
   userInfo: { username: 'admin', groups: ['system:masters'] },

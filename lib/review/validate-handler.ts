@@ -1,22 +1,23 @@
-// POST /validate as the daemon serves it (the hot path): match on the main thread against the current snapshot;
-// answer at once when nothing needs evaluating; otherwise one task to the policy pool (or, without a pool or while
-// the workers are still compiling a reloaded snapshot, evaluate here), then apply the bindings' actions; once the policies allowed, the static validating webhooks are called
-// (lib/webhook, in parallel). The timeout answer applies the failure policy of the policies still being evaluated,
-// or of the webhook calls still running.
+// POST /validate for parsed reviews (the `review` and `test` commands, and the daemon while static validating
+// webhooks are configured: their fan-out runs on the main thread): match on this thread against the current
+// snapshot; answer at once when nothing needs evaluating; otherwise one task with the matched policies to the policy
+// pool (or, without a pool or while the workers are still compiling a reloaded snapshot, evaluate here), then apply
+// the bindings' actions; once the policies allowed, the static validating webhooks are called (lib/webhook, in
+// parallel). The timeout answer applies the failure policy of the policies still being evaluated, or of the webhook
+// calls still running. Without webhooks the daemon takes the thinner path of dispatch.ts.
 //
-// The request/context shapes are the admission listener's (lib/server), restated structurally so that this layer
-// does not import the one above it.
-import type { AdmissionRequest, AdmissionResponse } from '../../api/admission.js';
-import type { Snapshot } from '../../reload/snapshot.js';
-import type { PolicyMetrics } from '../../metrics/policy.js';
-import type { StaticWebhook } from '../../manifest/compile.js';
-import { isVerdict } from '../webhooks/validating.js';
-import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../webhooks/validating.js';
-import { finishValidation, startValidation, withWebhookVerdict } from '../validate.js';
-import type { PendingValidation } from '../validate.js';
-import { evaluatePlan, evaluatePlanAuthorized, failedEvaluations, planUsesAuthorizer } from '../validating/dispatcher.js';
-import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
-import type { PolicyPool } from './pool.js';
+// The request/context shapes are restated structurally (parsed.ts has the listener's).
+import type { AdmissionRequest, AdmissionResponse } from '../api/admission.js';
+import type { Snapshot } from '../reload/snapshot.js';
+import type { PolicyMetrics } from '../metrics/policy.js';
+import type { StaticWebhook } from '../manifest/compile.js';
+import { isVerdict } from '../admission/webhooks/validating.js';
+import type { PendingWebhooks, ValidatingWebhookDispatcher } from '../admission/webhooks/validating.js';
+import { finishValidation, startValidation, withWebhookVerdict } from '../admission/validate.js';
+import type { PendingValidation } from '../admission/validate.js';
+import { evaluatePlan, evaluatePlanAuthorized, failedEvaluations, planUsesAuthorizer } from '../admission/validating/dispatcher.js';
+import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
+import type { PolicyPool } from '../admission/pool/pool.js';
 
 export interface ReviewInput {
   readonly request: AdmissionRequest;

@@ -1,0 +1,65 @@
+// Batching requests into Piscina tasks: the requests that become ready in one turn of the event loop go to a worker in
+// one task, so one thread hand-off and wake-up serves them all (bench/hop.ts: one task per request cost ~400–600 µs
+// CPU per request under load, batches ~250–300). One lane per task kind (PolicyTask, ReviewTask): a lane has its
+// worker function and decodes the batch's answer into one result per request.
+import type { Piscina } from 'piscina';
+
+type Settle<R> = (outcome: R | { readonly failed: unknown }) => void;
+
+export interface LaneOptions<R> {
+  /** the worker's exported function (undefined: its default export) */
+  readonly name: string | undefined;
+  /** transfer the request buffers' ArrayBuffers instead of copying them */
+  readonly transfer: boolean;
+  /** one result per request of the batch, in order */
+  decode(answer: Uint8Array): R[];
+  /** a request the answer has no result for */
+  readonly missing: R;
+}
+
+export class Lane<R> {
+  #queue: Array<{ readonly task: Uint8Array; readonly settle: Settle<R> }> = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly piscina: Piscina,
+    private readonly maxBatch: number,
+    private readonly options: LaneOptions<R>,
+  ) {}
+
+  /** Queues one request's buffer; the queue goes to the workers once this turn of the event loop is over. */
+  submit(task: Uint8Array, settle: Settle<R>): void {
+    this.#queue.push({ task, settle });
+    if (this.#queue.length >= this.maxBatch * Math.max(1, this.piscina.threads.length)) this.flush();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.#scheduled = false;
+    // as many batches as workers (Piscina gives each to the least busy worker), each at most maxBatch requests
+    const threads = Math.max(1, this.piscina.threads.length);
+    const { name, transfer, decode, missing } = this.options;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, Math.min(this.maxBatch, Math.ceil(this.#queue.length / threads)));
+      const tasks = batch.map((b) => b.task);
+      this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) }).then(
+        (answer: Uint8Array) => {
+          let results: R[];
+          try {
+            results = decode(answer);
+          } catch (err) {
+            for (const b of batch) b.settle({ failed: err });
+            return;
+          }
+          batch.forEach((b, i) => b.settle(results[i] ?? missing));
+        },
+        (err: unknown) => {
+          for (const b of batch) b.settle({ failed: err });
+        },
+      );
+    }
+  }
+}

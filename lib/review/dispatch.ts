@@ -1,0 +1,148 @@
+// Where a request's evaluation runs: inline on the main thread, or whole on a policy worker (docs/adr/0003). A
+// control plane mostly sends requests one at a time, and then a hand-off to a sleeping thread costs more than the
+// work; under load the main thread must do no more than a bare server does.
+//
+// The rule (InlineRule): a request is evaluated inline when nothing is in the pool and the main thread was not busy
+// lately (its event-loop utilization over the last window below `busyAbove`; once requests go to the pool they come
+// back only when the pool is empty and the utilization fell below `idleBelow`, so the mode does not flap). What may
+// run inline is bounded: a body above `maxInlineBytes`, or a snapshot whose inline evaluations have taken more than
+// `maxInlineMs` on average, goes to the pool whatever the load. A snapshot the workers have not compiled yet (just
+// reloaded) is evaluated inline, as is everything without a pool (--workers 0).
+import { performance } from 'node:perf_hooks';
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import type { PolicyPool } from '../admission/pool/pool.js';
+import type { Snapshot } from '../reload/snapshot.js';
+import { mutateOnThisThread, mutationExpiredAnswer, mutationFailedAnswer, validateOnThisThread, validationFailedAnswer } from './evaluate.js';
+import type { ThreadContext } from './evaluate.js';
+import { summaryOfBytes } from './parsed.js';
+import type { Answer, Delivery, Review, Reviewer } from './receive.js';
+
+export interface InlineRuleOptions {
+  /** main-thread busy share (0–1) above which requests go to the pool; default 0.5 */
+  readonly busyAbove?: number;
+  /** busy share below which, with the pool empty, they come back inline; default 0.25 */
+  readonly idleBelow?: number;
+  /** the window the busy share is measured over, ms; default 10 */
+  readonly windowMs?: number;
+  /** a snapshot whose inline evaluation takes longer than this on average (ms) is not evaluated inline; default 1 */
+  readonly maxInlineMs?: number;
+  /** a body larger than this is not evaluated inline; default 64 KiB */
+  readonly maxInlineBytes?: number;
+}
+
+export const defaultInlineRule = { busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 1, maxInlineBytes: 64 * 1024 } as const;
+
+/** Inline evaluations of a snapshot ignored while the code warms up, then averaged (exponential, weight 1/8). */
+const warmUpSamples = 8;
+const sampleWeight = 1 / 8;
+
+interface SnapshotCost {
+  samples: number;
+  averageMs: number;
+}
+
+export class InlineRule {
+  readonly #options: Required<InlineRuleOptions>;
+  readonly #costs = new WeakMap<object, SnapshotCost>();
+  #pooling = false;
+  #mark: EventLoopUtilization = performance.eventLoopUtilization();
+  #markAt = performance.now();
+  #busy = 0;
+
+  constructor(options: InlineRuleOptions = {}) {
+    this.#options = { ...defaultInlineRule, ...options };
+  }
+
+  /** The main thread's busy share over the last window (measured at most once per window, so nearly free). */
+  busyShare(): number {
+    const now = performance.now();
+    if (now - this.#markAt >= this.#options.windowMs) {
+      const current = performance.eventLoopUtilization();
+      this.#busy = performance.eventLoopUtilization(current, this.#mark).utilization;
+      this.#mark = current;
+      this.#markAt = now;
+    }
+    return this.#busy;
+  }
+
+  /** Whether a request of `bodyBytes` for `snapshot` is evaluated on this thread, with `inPool` requests in the pool. */
+  inline(inPool: number, bodyBytes: number, snapshot: object): boolean {
+    if (bodyBytes > this.#options.maxInlineBytes || this.expensive(snapshot)) return false;
+    const busy = this.busyShare();
+    if (!this.#pooling && busy > this.#options.busyAbove) this.#pooling = true;
+    else if (this.#pooling && inPool === 0 && busy < this.#options.idleBelow) this.#pooling = false;
+    return !this.#pooling && inPool === 0;
+  }
+
+  /** The snapshot's inline evaluations take too long to run on the event loop. */
+  expensive(snapshot: object): boolean {
+    const cost = this.#costs.get(snapshot);
+    return cost !== undefined && cost.samples > warmUpSamples && cost.averageMs > this.#options.maxInlineMs;
+  }
+
+  /** One inline evaluation of `snapshot` took `ms`. */
+  measured(snapshot: object, ms: number): void {
+    let cost = this.#costs.get(snapshot);
+    if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0 }));
+    cost.samples++;
+    if (cost.samples <= warmUpSamples) return;
+    cost.averageMs = cost.samples === warmUpSamples + 1 ? ms : cost.averageMs + sampleWeight * (ms - cost.averageMs);
+  }
+}
+
+export interface PolicyPathOptions {
+  readonly endpoint: '/validate' | '/mutate';
+  /** the endpoint's policy snapshot (ValidatingAdmissionPolicy or MutatingAdmissionPolicy), read per request */
+  readonly snapshot: () => Snapshot | undefined;
+  /** undefined: everything on the main thread (--workers 0) */
+  readonly pool: PolicyPool | undefined;
+  readonly rule: InlineRule;
+  /** the main thread's SubjectAccessReview client and metrics */
+  readonly thread: ThreadContext;
+  /** the path of parsed reviews, taken while the endpoint has static webhooks to call (their fan-out runs here) */
+  readonly webhooks?: { readonly active: () => boolean; readonly reviewer: Reviewer };
+}
+
+/** The request path of /validate or /mutate: inline or in the pool, as the rule decides. */
+export function policyPath(options: PolicyPathOptions): Reviewer {
+  const { endpoint, pool, rule, thread } = options;
+  const mutate = endpoint === '/mutate';
+  const onThisThread = mutate ? mutateOnThisThread : validateOnThisThread;
+
+  const pooled = (d: Delivery, snapshot: Snapshot, pool: PolicyPool): Review => {
+    const hooks = snapshot.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
+    const worked = pool.review({ endpoint, body: d.body, deadline: d.deadline, snapshotHash: snapshot.hash });
+    return {
+      answer: worked.then((r): Answer => {
+        if ('answer' in r) {
+          const { status, body, reason, message } = r.answer;
+          return status === 200 ? { status, body, summary: () => summaryOfBytes(d.body, body) } : { status, body, fault: { reason, message } };
+        }
+        const why = `policy worker failed while evaluating the request: ${r.message}`;
+        return mutate ? mutationFailedAnswer(d.body, why) : validationFailedAnswer(d.body, hooks, why, thread);
+      }),
+      expire: () => {
+        pool.recordTimeout();
+        return mutate
+          ? mutationExpiredAnswer(d.body, d.timeoutMs)
+          : validationFailedAnswer(d.body, hooks, `policy evaluation did not finish within the ${d.timeoutMs}ms request deadline`, thread);
+      },
+    };
+  };
+
+  return (d) => {
+    if (options.webhooks?.active()) return options.webhooks.reviewer(d);
+    const snapshot = options.snapshot();
+    if (pool !== undefined && snapshot !== undefined && pool.hasCompiled(snapshot.hash, snapshot.plugin) && !rule.inline(pool.inFlight, d.body.length, snapshot)) {
+      return pooled(d, snapshot, pool);
+    }
+    const hooks = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
+    if (snapshot === undefined || pool === undefined) return onThisThread(d, hooks, thread);
+    const started = performance.now();
+    const review = onThisThread(d, hooks, thread);
+    // the mutating chain is a promise throughout: its cost is the time to its answer
+    if (!mutate) rule.measured(snapshot, performance.now() - started);
+    else if (review.answer instanceof Promise) void review.answer.then(() => rule.measured(snapshot, performance.now() - started), () => undefined);
+    return review;
+  };
+}

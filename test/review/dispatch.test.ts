@@ -1,0 +1,174 @@
+// The daemon's request paths (lib/review/dispatch.ts): a request handed whole to a policy worker is answered with the
+// very bytes the main thread would have written (the same 400 for a malformed review, the same denial, the same
+// patch), a worker that dies is answered by the failure policy, the workers' check metrics are in the registry at
+// scrape time, and the inline rule sends a lone request inline, busy periods and expensive snapshots to the pool.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { PolicyPool } from '../../lib/admission/pool/pool.js';
+import { testHookExit, testHookHang } from '../../lib/admission/pool/protocol.js';
+import { createMutatingPolicyMetrics } from '../../lib/metrics/mutating-policy.js';
+import { createValidatingPolicyMetrics } from '../../lib/metrics/policy.js';
+import { loadSnapshotSync } from '../../lib/reload/pipeline.js';
+import type { Snapshot } from '../../lib/reload/snapshot.js';
+import { InlineRule, policyPath } from '../../lib/review/dispatch.js';
+import type { Answer, Delivery, Reviewer } from '../../lib/review/receive.js';
+import { packageRoot } from '../admission/pool/helpers.js';
+import { sampleValue } from '../server/helpers.js';
+
+const validating = loadSnapshotSync('ValidatingAdmissionPolicy', join(packageRoot, 'testdata/bench/policies'));
+const devValidating = loadSnapshotSync('ValidatingAdmissionPolicy', join(packageRoot, 'testdata/dev/policies'));
+const mutating = loadSnapshotSync('MutatingAdmissionPolicy', join(packageRoot, 'testdata/bench/mutating-policies'));
+
+function delivery(endpoint: string, body: Buffer, timeoutMs = 10_000): Delivery {
+  return { endpoint, body, deadline: Date.now() + timeoutMs, timeoutMs, signal: new AbortController().signal };
+}
+
+/** The bodies compared: real apiserver captures, the benchmark's pod (allowed and privileged), malformed reviews. */
+function corpus(): Buffer[] {
+  const dir = join(packageRoot, 'testdata/admission/apiserver-captures');
+  const captures = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => readFileSync(join(dir, f)));
+  const pod = readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'));
+  const privileged = JSON.parse(pod.toString()) as { request: { uid: string; object: { spec: { containers: Array<{ securityContext: Record<string, unknown> }> } } } };
+  privileged.request.object.spec.containers[0]!.securityContext.privileged = true;
+  return [
+    ...captures, pod, Buffer.from(JSON.stringify(privileged)),
+    readFileSync(join(packageRoot, 'testdata/dev/requests/privileged-pod.json')), readFileSync(join(packageRoot, 'testdata/dev/requests/configmap.json')),
+    Buffer.from('{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":7}}'),
+    Buffer.from('{"kind":"AdmissionReview",'), Buffer.from(''), Buffer.from('[]'),
+  ];
+}
+
+async function answer(path: Reviewer, d: Delivery): Promise<Answer> {
+  return path(d).answer;
+}
+
+const text = (a: Answer): string => `${a.status} ${Buffer.from(a.body).toString('utf8')}`;
+
+/** Every request to the pool: the rule is always busy. */
+const alwaysPool = (): InlineRule => new InlineRule({ busyAbove: -1, idleBelow: -1 });
+
+async function startPool(t: { after: (fn: () => Promise<void>) => void }, snapshots: Snapshot[], registry = new Registry(), testHooks = false): Promise<PolicyPool> {
+  const pool = new PolicyPool({ threads: 1, snapshots, registry, testHooks });
+  t.after(() => pool.close());
+  await pool.ready();
+  return pool;
+}
+
+test('a request answered on a worker is byte for byte the answer inline: /validate and /mutate', async (t) => {
+  const pool = await startPool(t, [validating, mutating]);
+  const devPool = await startPool(t, [devValidating]);
+  const thread = {};
+  for (const [endpoint, snapshot, p] of [['/validate', validating, pool], ['/validate', devValidating, devPool], ['/mutate', mutating, pool]] as const) {
+    const inline = policyPath({ endpoint, snapshot: () => snapshot, pool: undefined, rule: new InlineRule(), thread });
+    const pooled = policyPath({ endpoint, snapshot: () => snapshot, pool: p, rule: alwaysPool(), thread });
+    const sent = p.tasksSent;
+    const bodies = corpus();
+    for (const body of bodies) {
+      const here = await answer(inline, delivery(endpoint, body));
+      const there = await answer(pooled, delivery(endpoint, body));
+      assert.equal(text(there), text(here), `${endpoint} ${body.toString().slice(0, 80)}`);
+      if (here.status !== 200) assert.deepEqual(there.fault, here.fault);
+    }
+    assert.equal(p.tasksSent - sent, bodies.length, 'every request went to the worker');
+  }
+  // the corpus covers denials, 400s and patches
+  const inline = policyPath({ endpoint: '/mutate', snapshot: () => mutating, pool: undefined, rule: new InlineRule(), thread });
+  assert.match(text(await answer(inline, delivery('/mutate', corpus()[8]!))), /"patchType":"JSONPatch"/);
+});
+
+test('a worker that dies: /validate answers by the failure policy, /mutate fails closed; the pool serves on', async (t) => {
+  const pool = await startPool(t, [validating, mutating], new Registry(), true);
+  const review = JSON.parse(readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'), 'utf8')) as { request: { uid: string } };
+  review.request.uid = testHookExit;
+  const body = Buffer.from(JSON.stringify(review));
+  const validate = policyPath({ endpoint: '/validate', snapshot: () => validating, pool, rule: alwaysPool(), thread: {} });
+  const denied = JSON.parse(Buffer.from((await answer(validate, delivery('/validate', body))).body).toString()) as { response: { allowed: boolean; status: { message: string } } };
+  assert.equal(denied.response.allowed, false);
+  assert.match(denied.response.status.message, /denied request: policy worker failed while evaluating the request: worker exited with code: 3$/);
+  await pool.ready();
+  const mutate = policyPath({ endpoint: '/mutate', snapshot: () => mutating, pool, rule: alwaysPool(), thread: {} });
+  const failed = JSON.parse(Buffer.from((await answer(mutate, delivery('/mutate', body))).body).toString()) as { response: { allowed: boolean; status: { code: number; message: string } } };
+  assert.equal(failed.response.allowed, false);
+  assert.equal(failed.response.status.code, 500);
+  assert.match(failed.response.status.message, /^Internal error occurred: policy worker failed while evaluating the request: worker exited/);
+  await pool.ready();
+  const fine = await answer(validate, delivery('/validate', readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'))));
+  assert.match(text(fine), /"allowed":true/);
+});
+
+test('a worker stuck past the deadline: the answer at the deadline applies the failure policy, the worker is replaced', async (t) => {
+  const pool = await startPool(t, [validating], new Registry(), true);
+  const stuck = pool.piscina.threads[0]!.threadId;
+  const review = JSON.parse(readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'), 'utf8')) as { request: { uid: string } };
+  review.request.uid = testHookHang;
+  const validate = policyPath({ endpoint: '/validate', snapshot: () => validating, pool, rule: alwaysPool(), thread: {} });
+  const d = delivery('/validate', Buffer.from(JSON.stringify(review)), 300);
+  const pending = validate(d);
+  await new Promise((r) => setTimeout(r, Math.max(0, d.deadline - Date.now()) + 20));
+  const expired = JSON.parse(Buffer.from(pending.expire().body).toString()) as { response: { uid: string; allowed: boolean; status: { message: string } } };
+  assert.equal(expired.response.uid, testHookHang);
+  assert.equal(expired.response.allowed, false);
+  assert.match(expired.response.status.message, /denied request: policy evaluation did not finish within the 300ms request deadline$/);
+  const deadline = Date.now() + 10_000;
+  while (pool.threads !== 1 || pool.piscina.threads[0]!.threadId === stuck) {
+    assert.ok(Date.now() < deadline, 'the stuck worker was replaced');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await pool.ready();
+  assert.match(text(await answer(validate, delivery('/validate', readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'))))), /"allowed":true/);
+});
+
+test('the checks observed on a worker are in the registry when it is scraped', async (t) => {
+  const registry = new Registry();
+  const pool = await startPool(t, [validating, mutating], registry);
+  const thread = { validatingMetrics: createValidatingPolicyMetrics(registry), mutatingMetrics: createMutatingPolicyMetrics(registry) };
+  const validate = policyPath({ endpoint: '/validate', snapshot: () => validating, pool, rule: alwaysPool(), thread });
+  const mutate = policyPath({ endpoint: '/mutate', snapshot: () => mutating, pool, rule: alwaysPool(), thread });
+  const pod = readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'));
+  for (let i = 0; i < 3; i++) {
+    await answer(validate, delivery('/validate', pod));
+    await answer(mutate, delivery('/mutate', pod));
+  }
+  const scraped = await registry.metrics();
+  const binding = validating.compiled.family === 'policy' ? validating.compiled.hooks[0]!.bindings[0]!.metadata!.name! : '';
+  assert.equal(sampleValue(scraped, 'apiserver_validating_admission_policy_check_total', { policy_binding: binding }), 3);
+  assert.ok((sampleValue(scraped, 'apiserver_mutating_admission_policy_check_total') ?? 0) >= 3, 'mutations counted');
+  // and once only: the next scrape has nothing new to add
+  assert.equal(sampleValue(await registry.metrics(), 'apiserver_validating_admission_policy_check_total', { policy_binding: binding }), 3);
+});
+
+test('the inline rule: a lone request inline, a busy main thread or a full pool to the pool, back when idle', async () => {
+  const rule = new InlineRule({ windowMs: 5 });
+  const snapshot = {};
+  assert.equal(rule.inline(0, 4096, snapshot), true, 'idle: inline');
+  assert.equal(rule.inline(1, 4096, snapshot), false, 'something in the pool: the pool');
+  assert.equal(rule.inline(0, 65 * 1024, snapshot), false, 'a large body: the pool');
+  // a busy event loop for two windows
+  const until = performance.now() + 12;
+  while (performance.now() < until) { /* busy */ }
+  assert.equal(rule.inline(0, 4096, snapshot), false, 'busy: the pool');
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(rule.inline(1, 4096, snapshot), false, 'idle, but the pool still has a request: the pool');
+  // back inline once a window passes idle (polled: on a loaded machine a window may still count as busy)
+  const deadline = Date.now() + 5_000;
+  while (!rule.inline(0, 4096, snapshot)) {
+    assert.ok(Date.now() < deadline, 'idle again, pool empty: inline');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+});
+
+test('a snapshot whose inline evaluations are slow goes to the pool; a fast one stays', () => {
+  const rule = new InlineRule({ maxInlineMs: 1 });
+  const slow = {};
+  const fast = {};
+  for (let i = 0; i < 20; i++) {
+    rule.measured(slow, i < 8 ? 0.1 : 3);
+    rule.measured(fast, i < 8 ? 50 : 0.05);
+  }
+  assert.equal(rule.expensive(slow), true);
+  assert.equal(rule.inline(0, 100, slow), false);
+  assert.equal(rule.expensive(fast), false, 'the warm-up evaluations do not count');
+});
