@@ -27,11 +27,14 @@
 //   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
 // - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
-import { isDyn, typeString } from './cel-types.js';
-import type { CelType } from './cel-types.js';
-import { checkConstructionFields, JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
+import { typeString } from './cel-types.js';
+import { JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
+import { admissionEnvironment, excludedRoots } from './checker/admission.js';
+import { checkExpression } from './checker/check.js';
+import { BOOL, isExactType, listOf, NULL, STRING, structType, typeString as checkedTypeString } from './checker/types.js';
+import type { Type as CheckedType } from './checker/types.js';
 import { AUTHORIZER_VARIABLES, DECLARATIONS, qualifiedVariables } from './declarations.js';
-import { asEngineError, engineFor, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
+import { asEngineError, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
 import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
@@ -44,7 +47,6 @@ import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
 import type { Issue } from './issues.js';
 import { lex } from './lexer.js';
-import { checkAggregateLiterals } from './literals.js';
 import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
 import { afterParse, beforeParse } from './syntax.js';
@@ -61,25 +63,15 @@ export const COMPILE_CACHE_LIMIT = 10_000;
 
 const cache = new Map<string, CompileResult>();
 
-/** cel-go `Type.String()` spellings of what each expected result accepts (compile.go ReturnTypes). */
-const ACCEPTED: Readonly<Record<Exclude<ExpectedResult, 'jsonPatch' | 'applyConfiguration'>, readonly string[]>> = {
-  bool: ['bool'],
-  string: ['string'],
-  stringOrNull: ['string', 'null_type'],
+/** ReturnTypes of each expected result (compile.go and the condition/mutation compilers); empty: any type. */
+const RETURN_TYPES: Readonly<Record<ExpectedResult, readonly CheckedType[]>> = {
+  bool: [BOOL],
+  string: [STRING],
+  stringOrNull: [STRING, NULL],
   any: [],
+  jsonPatch: [listOf(structType(JSON_PATCH_TYPE))],
+  applyConfiguration: [structType(OBJECT_TYPE)],
 };
-
-/** JSONPatchCondition.ReturnTypes: list(JSONPatch); the engine's view of it, a list of maps, passes too. */
-function isJsonPatchList(type: CelType): boolean {
-  if (type.name !== 'list') return false;
-  const element = type.params[0];
-  return element === undefined || isDyn(element) || element.name === JSON_PATCH_TYPE || element.name === 'map';
-}
-
-/** ApplyConfigurationCondition.ReturnTypes: Object; the engine's view of it, a map, passes too. */
-function isApplyConfiguration(type: CelType): boolean {
-  return type.name === OBJECT_TYPE || type.name === 'map';
-}
 
 const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -95,18 +87,18 @@ function internal(error: unknown): CompileResult {
   return { ok: false, message: `unexpected compilation error: ${reason}`, errorType: 'InternalError' };
 }
 
-/** compile.go: `must evaluate to <type> but got <type>` / `must evaluate to one of [<types>] but got <type>`. */
-function resultTypeError(type: CelType, expect: ExpectedResult): string | undefined {
-  if (isDyn(type)) return undefined;
-  const got = typeString(type);
-  if (expect === 'jsonPatch') return isJsonPatchList(type) ? undefined : `must evaluate to list(${JSON_PATCH_TYPE}) but got ${got}`;
-  if (expect === 'applyConfiguration') return isApplyConfiguration(type) ? undefined : `must evaluate to ${OBJECT_TYPE} but got ${got}`;
-  const accepted = ACCEPTED[expect];
-  if (accepted.length === 0) return undefined;
-  if (accepted.includes(got)) return undefined;
+/**
+ * compile.go: `ast.OutputType().IsExactType(returnType)` for one of the field's return types, else
+ * `must evaluate to <type> but got <type>` / `must evaluate to one of [<types>] but got <type>`. A dyn result does
+ * not pass.
+ */
+function resultTypeError(type: CheckedType, expect: ExpectedResult): string | undefined {
+  const accepted = RETURN_TYPES[expect];
+  if (accepted.length === 0 || accepted.some((t) => isExactType(type, t))) return undefined;
+  const got = checkedTypeString(type);
   return accepted.length === 1
-    ? `must evaluate to ${accepted[0]} but got ${got}`
-    : `must evaluate to one of [${accepted.join(' ')}] but got ${got}`;
+    ? `must evaluate to ${checkedTypeString(accepted[0]!)} but got ${got}`
+    : `must evaluate to one of [${accepted.map(checkedTypeString).join(' ')}] but got ${got}`;
 }
 
 const NO_CONSTRUCTIONS: readonly Construction[] = Object.freeze([]);
@@ -216,37 +208,25 @@ function compileUncached(request: CompileRequest): CompileResult {
   }
   if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
 
-  const references = checkReferences(program.ast, source, environment, variableNames, rewritten.isInserted);
+  const references = checkReferences(program.ast, source, environment, variableNames, rewritten.isInserted, excludedRoots(request));
   const undeclaredTypes = undeclaredConstructions(rewritten.constructions, environment);
   if (references.issues.length > 0 || undeclaredTypes.length > 0) {
     // (the construction sites are in original offsets already)
     return invalid(compilationFailed(expression, [...original(references.issues), ...undeclaredTypes]));
   }
 
-  let checked: ReturnType<EngineProgram['check']>;
+  let checked: ReturnType<typeof checkExpression>;
   try {
-    checked = program.check();
+    checked = checkExpression(program.ast, source, admissionEnvironment(request));
   } catch (error) {
     return internal(error);
   }
-  if (!checked.valid) {
-    const engineError = asEngineError(checked.error);
-    if (engineError === undefined) return internal(checked.error);
-    return fail([translateTypeError(source, engineError, engineFor(environment).functions)]);
-  }
+  if (checked.issues.length > 0 && !checked.fromValidators) return fail(checked.issues);
+  // the AST validators (base.go 1.29: duration, timestamp and regex literals, homogeneous aggregate literals)
+  const validatorIssues = [...checked.issues, ...checkLiteralArguments(program.ast)];
+  if (validatorIssues.length > 0) return fail(validatorIssues);
 
-  const literalIssues = references.hasAggregateLiterals ? checkAggregateLiterals(program.ast, source) : [];
-  if (literalIssues.length > 0) return fail(literalIssues);
-
-  const argumentIssues = checkLiteralArguments(program.ast);
-  if (argumentIssues.length > 0) return fail(argumentIssues);
-
-  if (rewritten.constructions.length > 0) {
-    const fieldIssues = checkConstructionFields(program.ast, source);
-    if (fieldIssues.length > 0) return fail(fieldIssues);
-  }
-
-  const outputType = staticResultType(program.ast);
+  const outputType = checked.outputType;
   const typeError = resultTypeError(outputType, request.expect ?? 'any');
   if (typeError !== undefined) return invalid(typeError);
 
@@ -258,14 +238,17 @@ function compileUncached(request: CompileRequest): CompileResult {
   } catch (error) {
     return internal(error);
   }
-  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions, references.usesAuthorizer) };
+  return { ok: true, compiled: createCompiled(expression, environment, planned, checkedTypeString(outputType), constructions, references.usesAuthorizer) };
 }
 
 function cacheKey(request: CompileRequest): string {
   // Variable names only matter to expressions that mention them; leaving them out otherwise lets policies with
   // different variables share programs.
-  const names = request.expression.includes('variables') ? (request.variableNames ?? []).join('\u0001') : '';
-  return `${request.environment}\u0000${request.expect ?? 'any'}\u0000${names}\u0000${request.expression}`;
+  const names = request.expression.includes('variables')
+    ? (request.variableNames ?? []).map((n) => `${n}:${request.variableTypes?.[n] ?? 'dyn'}`).join('\u0001')
+    : '';
+  const declarations = `${request.params === false ? '' : 'p'}${request.composition === false ? '' : 'v'}`;
+  return `${request.environment}\u0000${request.expect ?? 'any'}\u0000${declarations}\u0000${names}\u0000${request.expression}`;
 }
 
 /**

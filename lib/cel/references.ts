@@ -78,6 +78,7 @@ class ReferenceChecker {
     kind: CelEnvironment,
     private readonly variableNames: readonly string[] | undefined,
     private readonly isInserted: (offset: number) => boolean,
+    private readonly excluded: ReadonlySet<string>,
   ) {
     this.decl = DECLARATIONS[kind];
     this.declared = declaredIdentifiers(kind);
@@ -140,7 +141,7 @@ class ReferenceChecker {
 
   private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): Schema | undefined {
     if (isBound(scope, name)) return undefined;
-    if (!this.declared.has(name)) {
+    if (!this.declared.has(name) || this.excluded.has(name)) {
       this.report(node.pos, undeclaredReference(name));
       return undefined;
     }
@@ -203,10 +204,12 @@ export interface ReferenceCheck {
 }
 
 const NOTHING_INSERTED = (): boolean => false;
+const NOTHING_EXCLUDED: ReadonlySet<string> = new Set();
 
 /**
  * Every undeclared identifier, unknown function and undefined typed field in the expression. `isInserted` tells
- * which offsets of `source` were inserted by rewrite.ts (where construction calls are allowed).
+ * which offsets of `source` were inserted by rewrite.ts (where construction calls are allowed); `excluded` names
+ * root variables this compile leaves undeclared (`params` without a paramKind, `variables` in matchConditions).
  */
 export function checkReferences(
   root: EngineNode,
@@ -214,8 +217,9 @@ export function checkReferences(
   kind: CelEnvironment,
   variableNames: readonly string[] | undefined,
   isInserted: (offset: number) => boolean = NOTHING_INSERTED,
+  excluded: ReadonlySet<string> = NOTHING_EXCLUDED,
 ): ReferenceCheck {
-  const checker = new ReferenceChecker(source, kind, variableNames, isInserted);
+  const checker = new ReferenceChecker(source, kind, variableNames, isInserted, excluded);
   checker.visit(root, undefined);
   return checker;
 }

@@ -1,0 +1,70 @@
+// The checker environment of one admission compile (compile.go createEnvForOpts + composition.go): object,
+// oldObject (dyn), namespaceObject and request (their struct types), params (dyn, only with a paramKind), the
+// authorizer variables where HasAuthorizer, and `variables` typed by the variables' output types.
+
+import { AUTHORIZER_VARIABLES, DECLARATIONS } from '../declarations.js';
+import type { CelEnvironment, CompileRequest } from '../types.js';
+import { functionTable, KUBERNETES_STRUCTS, OBJECT_TYPE_NAME, typeIdentifiers, VARIABLES_TYPE_NAME, variableFieldType } from './environment.js';
+import type { CheckEnvironment, StructFields } from './environment.js';
+import { parseType } from './signatures.js';
+import { DYN, structType } from './types.js';
+import type { Type } from './types.js';
+
+const ROOT_TYPES: Readonly<Record<string, Type>> = {
+  object: DYN,
+  oldObject: DYN,
+  params: DYN,
+  namespaceObject: structType('kubernetes.Namespace'),
+  request: structType('kubernetes.AdmissionRequest'),
+  variables: structType(VARIABLES_TYPE_NAME),
+};
+
+/** Root variables a compile request leaves undeclared. */
+export function excludedRoots(request: CompileRequest): ReadonlySet<string> {
+  const excluded = new Set<string>();
+  if (request.params === false) excluded.add('params');
+  if (request.composition === false) excluded.add('variables');
+  return excluded;
+}
+
+function rootType(name: string): Type {
+  const authorizer = AUTHORIZER_VARIABLES[name];
+  return authorizer !== undefined ? structType(authorizer) : (ROOT_TYPES[name] ?? DYN);
+}
+
+/** The fields of `variables`: every variable declared so far, typed by its output type. */
+function variableFields(request: CompileRequest): ReadonlyMap<string, Type> {
+  const fields = new Map<string, Type>();
+  for (const name of request.variableNames ?? []) {
+    const spelled = request.variableTypes?.[name];
+    let type: Type = DYN;
+    if (spelled !== undefined) {
+      try {
+        type = variableFieldType(parseType(spelled));
+      } catch {
+        type = DYN;
+      }
+    }
+    fields.set(name, type);
+  }
+  return fields;
+}
+
+/** The checker environment of a compile request. */
+export function admissionEnvironment(request: CompileRequest): CheckEnvironment {
+  const kind: CelEnvironment = request.environment;
+  const excluded = excludedRoots(request);
+  const identifiers = typeIdentifiers();
+  for (const name of DECLARATIONS[kind].variables) if (!excluded.has(name)) identifiers.set(name, rootType(name));
+  const variables = variableFields(request);
+  const mutating = kind === 'mutatingPolicy';
+  return {
+    functions: functionTable({ stringsVersion: 2, jsonPatch: mutating }),
+    identifiers,
+    structFields(name: string): StructFields | undefined {
+      if (name === VARIABLES_TYPE_NAME) return variables;
+      if (mutating && (name === OBJECT_TYPE_NAME || name.startsWith(`${OBJECT_TYPE_NAME}.`))) return 'dynamic';
+      return KUBERNETES_STRUCTS.get(name);
+    },
+  };
+}
