@@ -221,9 +221,10 @@ describe('compileExpression: declarations', () => {
     assert.match(failure("'abc'.startsWith(1)"), /found no matching overload for 'startsWith' applied to 'string\.\(int\)'/);
   });
 
-  it('checks homogeneous aggregate literals like Kubernetes (dyn joins with anything)', () => {
+  it('checks homogeneous aggregate literals like Kubernetes (cel-go v0.26 cel/validator.go: dyn is not equivalent to string)', () => {
     assert.match(failure("[1, 'a']"), /<input>:1:5: expected type 'int' but found 'string'/);
-    assert.equal(compiled("[object.metadata.name, 'default']").outputType, 'list(dyn)');
+    assert.match(failure("[object.metadata.name, 'default']"), /<input>:1:24: expected type 'dyn' but found 'string'/);
+    assert.equal(compiled('[object.metadata.name, object.metadata.namespace]').outputType, 'list(dyn)');
   });
 
   it('checks fields of request and namespaceObject against upstream types', () => {
@@ -294,9 +295,11 @@ describe('compileExpression: result types', () => {
     compiled("'x'", 'validatingPolicy', 'stringOrNull');
   });
 
-  it('lets dyn results pass (checked at run time by the caller)', () => {
-    compiled('object.spec.paused', 'validatingPolicy', 'bool');
-    compiled('object.metadata.name', 'validatingPolicy', 'string');
+  it('refuses dyn results: compile.go compares with IsExactType', () => {
+    assert.equal(failure('object.spec.paused', 'validatingPolicy', 'bool'), 'must evaluate to bool but got dyn');
+    assert.equal(failure('object.metadata.name', 'validatingPolicyMessage', 'string'), 'must evaluate to string but got dyn');
+    compiled('object.spec.paused == true', 'validatingPolicy', 'bool');
+    compiled('string(object.metadata.name)', 'validatingPolicyMessage', 'string');
   });
 
   it('accepts anything for any', () => {

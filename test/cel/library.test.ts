@@ -398,7 +398,7 @@ holds('optionals and cel.bind', [
   "optional.ofNonZeroValue('').orValue('default') == 'default'",
   'optional.of(1).optMap(x, x + 1) == optional.of(2)',
   'optional.none().optFlatMap(x, optional.of(x)) == optional.none()',
-  "[?object.metadata.?annotations, ?optional.of(1)] == [1]",
+  "[?object.metadata.?annotations, ?optional.of(dyn(1))] == [1]",
   "{?'a': optional.none(), 'b': 2} == {'b': 2}",
   'cel.bind(n, object.spec.containers.size(), n * n) == 4',
   'has(object.metadata.labels.app)',
@@ -408,7 +408,7 @@ holds('optionals and cel.bind', [
 holds('core semantics Kubernetes policies hit', [
   // heterogeneous equality and cross-type numeric comparison
   'dyn(1) == 1.0 && dyn(1u) == 1 && 1 < 1.5 && 2u > 1',
-  "[1, dyn('a')] == [1, dyn('a')]",
+  "[dyn(1), dyn('a')] == [dyn(1), dyn('a')]",
   'object.spec.replicas == 3.0',
   // int64 arithmetic is checked
   '9223372036854775807 - 1 + 1 == 9223372036854775807',

@@ -35,6 +35,7 @@ export const KUBERNETES_LIBRARIES: readonly string[] = [
   // library.Quantity
   'quantity(string) kubernetes.Quantity',
   'isQuantity(string) bool',
+  'sign(kubernetes.Quantity) int',
   '(kubernetes.Quantity).sign() int',
   '(kubernetes.Quantity).isInteger() bool',
   '(kubernetes.Quantity).asInteger() int',
