@@ -36,6 +36,8 @@ const maxMatchConditions = 64;
 export interface MatchConditionContext {
   readonly compile: ExpressionCompiler;
   readonly environment: CelEnvironment;
+  /** whether `params` is declared (a policy with a paramKind) */
+  readonly params?: boolean;
 }
 
 /** validateMatchCondition (the expression is trimmed before compiling and shown trimmed). */
@@ -45,13 +47,16 @@ function validateMatchCondition(mc: MatchCondition, ctx: MatchConditionContext, 
   if (trimmed.length === 0) {
     errs.push(required(fldPath.child('expression'), ''));
   } else {
-    // Match conditions are compiled without variable composition, even in policies that declare variables.
+    // Match conditions are compiled without variable composition, even in policies that declare variables:
+    // `variables` is undeclared there (upstream: undeclared reference to 'variables').
     errs.push(...checkExpression(ctx.compile, fldPath.child('expression'), {
       expression: trimmed,
       shown: trimmed,
       environment: ctx.environment,
       expect: 'bool',
       variableNames: [],
+      composition: false,
+      ...(ctx.params === undefined ? {} : { params: ctx.params }),
     }));
   }
   const name = mc.name ?? '';
