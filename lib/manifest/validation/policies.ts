@@ -257,7 +257,7 @@ function validateValidatingAdmissionPolicySpec(obj: ValidatingAdmissionPolicy, c
   const variables = spec.variables ?? [];
   const pc: PolicyCompiler = { compile, environment: 'validatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
-  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params }, fldPath.child('matchConditions')));
+  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
   errs.push(...validateVariables(pc, variables, fldPath.child('variables')));
   const validations = spec.validations ?? [];
   const auditAnnotations = spec.auditAnnotations ?? [];
@@ -410,7 +410,7 @@ function validateMutatingAdmissionPolicySpec(obj: MutatingAdmissionPolicy, compi
   const pc: PolicyCompiler = { compile, environment: 'mutatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
   if (isSet(spec.matchConstraints)) errs.push(...validateMutatingOperations(spec.matchConstraints, fldPath.child('matchConstraints')));
-  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params }, fldPath.child('matchConditions')));
+  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
   errs.push(...validateVariables(pc, variables, fldPath.child('variables')));
   const mutations = spec.mutations ?? [];
   if (mutations.length === 0) errs.push(required(fldPath.child('mutations'), 'mutations must contain at least one item'));
