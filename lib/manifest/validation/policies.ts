@@ -361,7 +361,7 @@ function validateMutatingOperations(mr: MatchResources, fldPath: Path): FieldErr
   return errs;
 }
 
-/** validateJSONPatch / validateApplyConfiguration: the expression is trimmed, compiled and shown trimmed. */
+/** validateJSONPatch / validateApplyConfiguration: the expression is trimmed, compiled (with the patch's return type) and shown trimmed. */
 function validatePatchExpression(pc: PolicyCompiler, expression: string | undefined, fldPath: Path, kind: PatchKind): FieldError[] {
   const trimmed = goTrimSpace(expression ?? '');
   if (trimmed.length === 0) return [required(fldPath.child('expression'), '')];
@@ -372,7 +372,8 @@ function validatePatchExpression(pc: PolicyCompiler, expression: string | undefi
     expression: trimmed,
     shown: trimmed,
     environment: pc.environment,
-    expect: 'any',
+    // JSONPatchCondition / ApplyConfigurationCondition ReturnTypes: list(JSONPatch), Object
+    expect: kind,
     variableNames: pc.allVariables,
     ...declarations(pc),
   });
