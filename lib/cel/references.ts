@@ -3,6 +3,7 @@
 // must exist, and fields of the statically typed variables (request, namespaceObject, variables) must exist.
 // Unlike the engine, which stops at its first error, this reports all of them, as cel-go does.
 
+import { checkerFunctionNames } from './checker/admission.js';
 import { AUTHORIZER_VARIABLES, DECLARATIONS, fieldSchema, rootSchema } from './declarations.js';
 import type { EnvironmentDeclarations, Schema } from './declarations.js';
 import { engineFor, isEngineNode } from './engine.js';
@@ -20,7 +21,7 @@ interface Scope {
   readonly parent: Scope | undefined;
 }
 
-const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap']);
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap', 'sortBy']);
 /** Two-variable comprehensions (cel-go ext.TwoVarComprehensions, in Kubernetes since 1.33): `name(k, v, …)`. */
 const TWO_VARIABLE_COMPREHENSIONS: ReadonlyMap<string, readonly number[]> = new Map([
   ['all', [3]],
@@ -41,14 +42,27 @@ const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['sets', new Set(['contains', 'equivalent', 'intersects'])],
   ['format', new Set(FORMAT_FUNCTIONS)],
   ['ip', new Set(['isCanonical'])],
+  ['lists', new Set(['range'])],
 ]);
-const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', ...FORMAT_ONLY_FUNCTIONS]);
+const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', 'range', ...FORMAT_ONLY_FUNCTIONS]);
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
 function isBound(scope: Scope | undefined, name: string): boolean {
   for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;
   return false;
+}
+
+const functionsByKind = new Map<CelEnvironment, ReadonlySet<string>>();
+
+/** Function and macro names an environment has: the engine's, and the checker's (ext.Lists, sortBy). */
+function functionsOf(kind: CelEnvironment): ReadonlySet<string> {
+  let names = functionsByKind.get(kind);
+  if (names === undefined) {
+    names = new Set([...engineFor(kind).functions, ...checkerFunctionNames(kind), 'sortBy']);
+    functionsByKind.set(kind, names);
+  }
+  return names;
 }
 
 const declaredByKind = new Map<CelEnvironment, ReadonlySet<string>>();
@@ -82,7 +96,7 @@ class ReferenceChecker {
   ) {
     this.decl = DECLARATIONS[kind];
     this.declared = declaredIdentifiers(kind);
-    this.functions = engineFor(kind).functions;
+    this.functions = functionsOf(kind);
   }
 
   private report(offset: number, message: string): void {

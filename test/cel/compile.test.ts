@@ -193,7 +193,7 @@ describe('compileExpression: declarations', () => {
 
   it('rejects unknown functions, global and member, at the call parenthesis', () => {
     assert.equal(failure('isOrdered(object.spec.containers)'), "compilation failed: ERROR: <input>:1:10: undeclared reference to 'isOrdered' (in container '')\n | isOrdered(object.spec.containers)\n | .........^");
-    assert.match(failure("object.metadata.name.reverse() == 'bew'"), /^compilation failed: ERROR: <input>:1:29: undeclared reference to 'reverse' \(in container ''\)\n/);
+    assert.match(failure("object.metadata.name.reversed() == 'bew'"), /^compilation failed: ERROR: <input>:1:30: undeclared reference to 'reversed' \(in container ''\)\n/);
     // Member functions of the engine that Kubernetes CEL does not have are rejected like upstream.
     assert.match(failure('b"abc".hex()'), /undeclared reference to 'hex'/);
   });

@@ -5,7 +5,7 @@
 import { AUTHORIZER_VARIABLES, DECLARATIONS } from '../declarations.js';
 import type { CelEnvironment, CompileRequest } from '../types.js';
 import { functionTable, KUBERNETES_STRUCTS, OBJECT_TYPE_NAME, typeIdentifiers, VARIABLES_TYPE_NAME, variableFieldType } from './environment.js';
-import type { CheckEnvironment, StructFields } from './environment.js';
+import type { CheckEnvironment, FunctionProfile, StructFields } from './environment.js';
 import { parseType } from './signatures.js';
 import { DYN, structType } from './types.js';
 import type { Type } from './types.js';
@@ -50,6 +50,15 @@ function variableFields(request: CompileRequest): ReadonlyMap<string, Type> {
   return fields;
 }
 
+function profileOf(kind: CelEnvironment): FunctionProfile {
+  return { stringsVersion: 2, jsonPatch: kind === 'mutatingPolicy' };
+}
+
+/** The functions an environment declares, by their last name segment (`range` for `lists.range`), internal ones left out. */
+export function checkerFunctionNames(kind: CelEnvironment): string[] {
+  return [...functionTable(profileOf(kind)).keys()].filter((n) => !n.includes('@')).map((n) => n.slice(n.lastIndexOf('.') + 1));
+}
+
 /** The checker environment of a compile request. */
 export function admissionEnvironment(request: CompileRequest): CheckEnvironment {
   const kind: CelEnvironment = request.environment;
@@ -59,7 +68,7 @@ export function admissionEnvironment(request: CompileRequest): CheckEnvironment 
   const variables = variableFields(request);
   const mutating = kind === 'mutatingPolicy';
   return {
-    functions: functionTable({ stringsVersion: 2, jsonPatch: mutating }),
+    functions: functionTable(profileOf(kind)),
     identifiers,
     structFields(name: string): StructFields | undefined {
       if (name === VARIABLES_TYPE_NAME) return variables;
