@@ -27,14 +27,13 @@
 //   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
 // - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
-import { typeString } from './cel-types.js';
-import { JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
-import { admissionEnvironment, excludedRoots } from './checker/admission.js';
+import { JSON_PATCH_TYPE, OBJECT_TYPE, undeclaredConstructions } from './construction.js';
+import { admissionEnvironment, excludedRoots, standaloneCheckEnvironment } from './checker/admission.js';
 import { checkExpression } from './checker/check.js';
 import { BOOL, isExactType, listOf, NULL, STRING, structType, typeString as checkedTypeString } from './checker/types.js';
 import type { Type as CheckedType } from './checker/types.js';
 import { AUTHORIZER_VARIABLES, DECLARATIONS, qualifiedVariables } from './declarations.js';
-import { asEngineError, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
+import { asEngineError, parseProgram, standaloneEnvironment } from './engine.js';
 import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
@@ -51,7 +50,7 @@ import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
 import { afterParse, beforeParse } from './syntax.js';
 import type { RewrittenExpression } from './rewrite.js';
-import { translateParseError, translateTypeError } from './translate.js';
+import { translateParseError } from './translate.js';
 import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, EvaluationOptions, ExpectedResult } from './types.js';
 import { toCelValue } from './values.js';
 
@@ -332,19 +331,16 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
   }
   let outputType = 'dyn';
   if (request.check !== false) {
-    let checked: ReturnType<EngineProgram['check']>;
+    let checked: ReturnType<typeof checkExpression>;
     try {
-      checked = program.check();
+      checked = checkExpression(program.ast, rewritten.source, standaloneCheckEnvironment(request.variables ?? {}));
     } catch (error) {
       return internal(error);
     }
-    if (!checked.valid) {
-      const engineError = asEngineError(checked.error);
-      if (engineError === undefined) return internal(checked.error);
-      const issue = translateTypeError(rewritten.source, engineError, functionNames(env));
-      return invalid(compilationFailed(expression, [{ offset: rewritten.toOriginal(issue.offset), message: issue.message }]));
+    if (checked.issues.length > 0) {
+      return invalid(compilationFailed(expression, checked.issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }))));
     }
-    outputType = typeString(staticResultType(program.ast));
+    outputType = checkedTypeString(checked.outputType);
   }
   let planned: Plan;
   try {

@@ -59,6 +59,21 @@ export function checkerFunctionNames(kind: CelEnvironment): string[] {
   return [...functionTable(profileOf(kind)).keys()].filter((n) => !n.includes('@')).map((n) => n.slice(n.lastIndexOf('.') + 1));
 }
 
+/**
+ * The checker environment of a standalone compile (tools, conformance): the given variables, every library lib/cel
+ * implements, no homogeneous-literal validation (cel-go's default environment).
+ */
+export function standaloneCheckEnvironment(variables: Readonly<Record<string, string>>): CheckEnvironment {
+  const identifiers = typeIdentifiers();
+  for (const [name, engineType] of Object.entries(variables)) identifiers.set(name, parseType(engineType.replaceAll('<', '(').replaceAll('>', ')')));
+  return {
+    functions: functionTable({ stringsVersion: Number.POSITIVE_INFINITY, jsonPatch: true }),
+    identifiers,
+    homogeneousLiterals: false,
+    structFields: (name) => KUBERNETES_STRUCTS.get(name),
+  };
+}
+
 /** The checker environment of a compile request. */
 export function admissionEnvironment(request: CompileRequest): CheckEnvironment {
   const kind: CelEnvironment = request.environment;
@@ -70,6 +85,7 @@ export function admissionEnvironment(request: CompileRequest): CheckEnvironment 
   return {
     functions: functionTable(profileOf(kind)),
     identifiers,
+    homogeneousLiterals: true,
     structFields(name: string): StructFields | undefined {
       if (name === VARIABLES_TYPE_NAME) return variables;
       if (mutating && (name === OBJECT_TYPE_NAME || name.startsWith(`${OBJECT_TYPE_NAME}.`))) return 'dynamic';

@@ -611,6 +611,6 @@ export function checkExpression(root: EngineNode, source: string, env: CheckEnvi
   const checker = new Checker(source, env);
   const outputType = checker.finish(root);
   if (checker.issues.length > 0) return { issues: checker.issues, fromValidators: false, outputType };
-  return { issues: checker.validateLiterals(), fromValidators: true, outputType };
+  return { issues: env.homogeneousLiterals ? checker.validateLiterals() : [], fromValidators: true, outputType };
 }
 

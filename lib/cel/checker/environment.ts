@@ -51,6 +51,8 @@ export interface CheckEnvironment {
   readonly identifiers: ReadonlyMap<string, Type>;
   /** struct type name → its fields; undefined for a struct type without field information */
   structFields(name: string): StructFields | undefined;
+  /** cel.HomogeneousAggregateLiterals (Kubernetes' base environment): the literal validator runs after checking */
+  readonly homogeneousLiterals: boolean;
 }
 
 const fields = (entries: Record<string, string>): ReadonlyMap<string, Type> => new Map(Object.entries(entries).map(([k, v]) => [k, parseType(v)]));
