@@ -179,7 +179,7 @@ function originalParseError(error: EngineError, rewritten: RewrittenExpression, 
 }
 
 function compileUncached(request: CompileRequest): CompileResult {
-  const { expression, environment, variableNames } = request;
+  const { expression, environment } = request;
   if (expression.trim().length === 0) return { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' };
 
   // cel-go's parser limits, and unary runs reduced (same offsets as the expression)
@@ -207,18 +207,21 @@ function compileUncached(request: CompileRequest): CompileResult {
   }
   if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
 
-  const references = checkReferences(program.ast, source, environment, variableNames, rewritten.isInserted, excludedRoots(request));
+  const references = checkReferences(program.ast, source, environment, rewritten.isInserted, excludedRoots(request));
   const undeclaredTypes = undeclaredConstructions(rewritten.constructions, environment);
-  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
-    // (the construction sites are in original offsets already)
-    return invalid(compilationFailed(expression, [...original(references.issues), ...undeclaredTypes]));
-  }
-
   let checked: ReturnType<typeof checkExpression>;
   try {
     checked = checkExpression(program.ast, source, admissionEnvironment(request));
   } catch (error) {
     return internal(error);
+  }
+  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
+    // cel-go reports undeclared names and type errors together; the checker finds the undeclared names too
+    const typeIssues = checked.fromValidators ? [] : checked.issues;
+    const seen = new Set(references.issues.map((i) => `${i.offset}\u0000${i.message}`));
+    const issues = [...references.issues, ...typeIssues.filter((i) => !seen.has(`${i.offset}\u0000${i.message}`))];
+    // (the construction sites are in original offsets already)
+    return invalid(compilationFailed(expression, [...original(issues), ...undeclaredTypes]));
   }
   if (checked.issues.length > 0 && !checked.fromValidators) return fail(checked.issues);
   // the AST validators (base.go 1.29: duration, timestamp and regex literals, homogeneous aggregate literals)

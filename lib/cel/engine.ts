@@ -144,15 +144,3 @@ export function standaloneEnvironment(variables: Readonly<Record<string, string>
   }
   return env;
 }
-
-const standaloneFunctionNames = new WeakMap<Environment, ReadonlySet<string>>();
-
-/** Names of the functions a standalone environment declares (for error messages). */
-export function functionNames(env: Environment): ReadonlySet<string> {
-  let names = standaloneFunctionNames.get(env);
-  if (names === undefined) {
-    names = new Set(env.getDefinitions().functions.map((f) => f.name));
-    standaloneFunctionNames.set(env, names);
-  }
-  return names;
-}

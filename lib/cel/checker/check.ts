@@ -438,6 +438,8 @@ class Checker {
   private checkConstruction(args: EngineNode[]): Type {
     const [typeNode, fieldsNode, optionalNode] = args as [EngineNode, EngineNode, EngineNode];
     const typeName = String(typeNode.args);
+    // an undeclared type is reported by the caller (construction.ts); cel-go then checks none of its fields
+    if (this.env.structFields(typeName) === undefined) return ERROR;
     const optionalFields = new Set((optionalNode.args as EngineNode[]).map((n) => String(n.args)));
     const type = structType(typeName);
     for (const [key, value] of fieldsNode.args as [EngineNode, EngineNode][]) {
