@@ -27,7 +27,8 @@
 //   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
 // - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
-import { JSON_PATCH_TYPE, OBJECT_TYPE, undeclaredConstructions } from './construction.js';
+import { undeclaredConstructions } from './construction.js';
+import { JSON_PATCH_TYPE, OBJECT_TYPE } from './checker/environment.js';
 import { admissionEnvironment, excludedRoots, standaloneCheckEnvironment } from './checker/admission.js';
 import { checkExpression } from './checker/check.js';
 import { BOOL, isExactType, listOf, NULL, STRING, structType, typeString as checkedTypeString } from './checker/types.js';

@@ -2,13 +2,12 @@
 // `JSONPatch`, `Object` and `Object.<field>…`, declared for mutations only). Their fields are checked by the
 // checker (checker/check.ts checkConstruction, checker/environment.ts for the field types).
 
+import { JSON_PATCH_TYPE, OBJECT_TYPE } from './checker/environment.js';
 import type { Issue } from './issues.js';
 import { undeclaredReference } from './references.js';
 import type { ConstructionSite } from './rewrite.js';
 import type { CelEnvironment } from './types.js';
 
-export const JSON_PATCH_TYPE = 'JSONPatch';
-export const OBJECT_TYPE = 'Object';
 
 /** Whether the name is one of the types constructions can have (upstream: mutation.DynamicTypeResolver). */
 function isConstructedTypeName(type: string): boolean {

@@ -4,7 +4,7 @@
 
 import { AUTHORIZER_VARIABLES, DECLARATIONS } from '../declarations.js';
 import type { CelEnvironment, CompileRequest } from '../types.js';
-import { functionTable, KUBERNETES_STRUCTS, OBJECT_TYPE_NAME, typeIdentifiers, VARIABLES_TYPE_NAME, variableFieldType } from './environment.js';
+import { functionTable, JSON_PATCH_FIELDS, JSON_PATCH_TYPE, KUBERNETES_STRUCTS, OBJECT_TYPE, typeIdentifiers, VARIABLES_TYPE_NAME, variableFieldType } from './environment.js';
 import type { CheckEnvironment, FunctionProfile, StructFields } from './environment.js';
 import { parseType } from './signatures.js';
 import { DYN, structType } from './types.js';
@@ -88,7 +88,8 @@ export function admissionEnvironment(request: CompileRequest): CheckEnvironment 
     homogeneousLiterals: true,
     structFields(name: string): StructFields | undefined {
       if (name === VARIABLES_TYPE_NAME) return variables;
-      if (mutating && (name === OBJECT_TYPE_NAME || name.startsWith(`${OBJECT_TYPE_NAME}.`))) return 'dynamic';
+      if (mutating && (name === OBJECT_TYPE || name.startsWith(`${OBJECT_TYPE}.`))) return 'dynamic';
+      if (mutating && name === JSON_PATCH_TYPE) return JSON_PATCH_FIELDS;
       return KUBERNETES_STRUCTS.get(name);
     },
   };

@@ -57,7 +57,7 @@ export interface CheckEnvironment {
 
 const fields = (entries: Record<string, string>): ReadonlyMap<string, Type> => new Map(Object.entries(entries).map(([k, v]) => [k, parseType(v)]));
 
-/** compile.go BuildRequestType / BuildNamespaceType, library.JSONPatch's JSONPatch type. */
+/** compile.go BuildRequestType / BuildNamespaceType. */
 export const KUBERNETES_STRUCTS: ReadonlyMap<string, ReadonlyMap<string, Type>> = new Map([
   ['kubernetes.GroupVersionKind', fields({ group: 'string', version: 'string', kind: 'string' })],
   ['kubernetes.GroupVersionResource', fields({ group: 'string', version: 'string', resource: 'string' })],
@@ -100,13 +100,17 @@ export const KUBERNETES_STRUCTS: ReadonlyMap<string, ReadonlyMap<string, Type>> 
     }),
   ],
   ['kubernetes.Namespace', fields({ metadata: 'kubernetes.NamespaceMetadata', spec: 'kubernetes.NamespaceSpec', status: 'kubernetes.NamespaceStatus' })],
-  ['JSONPatch', fields({ op: 'string', path: 'string', from: 'string', value: 'dyn' })],
 ]);
+
+/** library.JSONPatch's JSONPatch type (declared for mutations only). */
+export const JSON_PATCH_FIELDS: ReadonlyMap<string, Type> = fields({ op: 'string', path: 'string', from: 'string', value: 'dyn' });
 
 /** composition.go's `variables` object type. */
 export const VARIABLES_TYPE_NAME = 'kubernetes.variables';
-/** mutation.DynamicTypeResolver's root type for ApplyConfiguration. */
-export const OBJECT_TYPE_NAME = 'Object';
+/** mutation.DynamicTypeResolver's root type for ApplyConfiguration (`Object`, `Object.spec`…). */
+export const OBJECT_TYPE = 'Object';
+/** library.JSONPatch's type, what a JSONPatch mutation returns a list of. */
+export const JSON_PATCH_TYPE = 'JSONPatch';
 
 /** The identifiers every environment declares: the type names. */
 export function typeIdentifiers(): Map<string, Type> {
