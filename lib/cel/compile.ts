@@ -1,30 +1,24 @@
 // compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression).
-// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts); parse with @marcbachmann/cel-js and adjust its AST
-// (fixups.ts); check declarations (references.ts); type-check with the engine (declarations of every library in
-// library.ts / kubernetes.ts); check aggregate literals and literal arguments (cel-go's AST validators); check
-// the result type the field requires; plan the evaluation (runtime/planner.ts: lib/cel's own evaluator with
-// cel-go's semantics, cost budget and deadline). Errors read like upstream's. Results are cached by
-// (environment, expected type, variable names when used, expression), so identical expressions share one
-// compiled program. docs/adr/0001-cel-engine.md explains the split between engine and lib/cel.
+// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts);
+// parse with @marcbachmann/cel-js and adjust its AST (fixups.ts); check declarations (references.ts) and types
+// (checker/: cel-go v0.26.0's checker with its declarations and Kubernetes' libraries, the request's variables
+// typed as composition.go types them), reported together; cel-go's AST validators (homogeneous aggregate
+// literals in the checker, literal arguments in validators.ts); the result type the field requires, compared
+// exactly as compile.go does (`must evaluate to bool but got dyn`); plan the evaluation (runtime/planner.ts:
+// lib/cel's own evaluator with cel-go's semantics, cost budget and deadline). Errors read like upstream's.
+// Results are cached by (environment, expected type, declarations, variable names and types when used,
+// expression), so identical expressions share one compiled program. docs/adr/0001-cel-engine.md explains the
+// split between engine and lib/cel.
 //
 // Known differences from upstream (cel-go) that this layer cannot close:
 // - a syntax error reports the engine parser's first error only (cel-go/ANTLR may list several), phrased like
 //   ANTLR for the common cases (`mismatched input '<EOF>' expecting {…}`, `extraneous input 'x' expecting
 //   <EOF>`, `token recognition error at: '@'`) and as `Syntax error: <engine text>` otherwise;
-// - after declaration errors (all reported, as cel-go does) type errors are not looked for, and of type errors
-//   only the engine's first is reported; uncommon ones keep the engine's wording;
-// - `variables.<name>` and the leaf fields of request/namespaceObject are dyn here (upstream types variables by
-//   their expressions' output type and request fields by BuildRequestType), so fewer type errors are found;
-// - a dyn result passes the `expect` check (upstream compares exactly, so `object.spec.paused` is rejected as
-//   `must evaluate to bool but got dyn` there), by this module's contract; likewise a JSONPatch mutation may
-//   evaluate to any list of maps and an ApplyConfiguration to any map, not only to constructed ones;
-// - `variables['x']` / `request['name']` index forms are not checked against the declared fields;
+// - type errors inside macros are anchored at the macro call where cel-go's expansion helpers may anchor them
+//   elsewhere (`_?_:_` of exists_one/filter/map with a non-bool predicate);
 // - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
-//   parse in the engine; rewrite.ts turns it into a map-building call first (errors still point into the original
-//   text). The engine then types a construction as map(string, dyn) wherever it flows, so only its static type at
-//   the root (and in list literals) is the message type; JSONPatch and Object types are declared for every
-//   expression of the mutatingPolicy environment (upstream: only for mutations), and of their fields only
-//   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
+//   parse in the engine; rewrite.ts turns it into a call the checker types as the message type (errors still
+//   point into the original text);
 // - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
 import { undeclaredConstructions } from './construction.js';
