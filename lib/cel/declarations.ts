@@ -30,11 +30,10 @@ export const DECLARATIONS: Readonly<Record<CelEnvironment, EnvironmentDeclaratio
   // plugin.go compilePolicy / validation.go validateMessageExpression: HasAuthorizer false
   validatingPolicyMessage: { variables: ['object', 'oldObject', 'namespaceObject', 'request', 'params', 'variables'], composition: true },
   mutatingPolicy: POLICY,
-  // The documented webhook matchCondition variables (admissionregistration/v1 MatchCondition): no params, no
-  // namespaceObject, no composition. Upstream's shared compiler does declare namespaceObject here too (always
-  // null at run time for webhooks); this daemon rejects it so that a condition that can never see a namespace
-  // fails at load instead of silently reading null. accessors.go compiles them with HasAuthorizer.
-  webhookMatchCondition: { variables: ['object', 'oldObject', 'request', ...AUTHORIZER], composition: false },
+  // Webhook matchConditions: compile.go createEnvForOpts declares object, oldObject, namespaceObject and request
+  // for every expression (HasParams false here; accessors.go compiles them with HasAuthorizer), and the webhook
+  // matcher binds no namespace, so namespaceObject is null at run time (webhooks/call.ts). No composition.
+  webhookMatchCondition: { variables: ['object', 'oldObject', 'namespaceObject', 'request', ...AUTHORIZER], composition: false },
 };
 
 /** The declared variables whose names are qualified (`authorizer.requestResource`), per environment. */

@@ -125,6 +125,7 @@ table('undeclared names: only what each environment declares', [
   { expression: 'params == null', expect: 'bool', params: false, source: 'k8s plugin/cel/compile.go createEnvForOpts: params only with HasParams', error: at('1:1', "undeclared reference to 'params' (in container '')") },
   { expression: 'variables.v', expect: 'bool', composition: false, source: 'k8s validation.go: matchConditions compile without composition', error: at('1:1', "undeclared reference to 'variables' (in container '')") },
   { expression: 'params.x == 1', expect: 'bool', environment: 'mutatingPolicy', params: false, source: 'k8s plugin/cel/compile.go createEnvForOpts', error: at('1:1', "undeclared reference to 'params' (in container '')") },
+  { expression: 'namespaceObject == null', expect: 'bool', environment: 'webhookMatchCondition', source: 'k8s plugin/cel/compile.go createEnvForOpts: namespaceObject always declared', type: 'bool' },
 ]);
 
 table('messages: types spelled as cel-go FormatCELType / Type.String()', [

@@ -356,9 +356,13 @@ describe('compileExpression: webhook matchConditions environment', () => {
     assert.equal(program.evaluate(activation), true);
   });
 
+  it('declares namespaceObject as compile.go createEnvForOpts does (null at run time for webhooks)', () => {
+    const program = compiled("namespaceObject == null || namespaceObject.metadata.name == 'a'", 'webhookMatchCondition', 'bool');
+    assert.equal(program.evaluate({ ...activation, namespaceObject: null }), true);
+  });
+
   for (const [name, expression] of [
     ['params', "params.x == 'a'"],
-    ['namespaceObject', "namespaceObject.metadata.name == 'a'"],
     ['variables', "variables.x == 'a'"],
   ]) {
     it(`rejects ${name}`, () => {
