@@ -459,22 +459,29 @@ class Checker {
   }
 
   /** The element types a comprehension over `range` binds (checker.go checkComprehension). */
-  private rangeTypes(range: EngineNode, twoVariables: boolean): [Type, Type] {
+  private rangeTypes(range: EngineNode, twoVariables: boolean): [first: Type, second: Type, range: Type] {
     const rangeType = substitute(this.mappings, this.check(range), false);
     switch (rangeType.kind) {
       case 'list':
-        return twoVariables ? [INT, rangeType.params[0]!] : [rangeType.params[0]!, DYN];
+        return twoVariables ? [INT, rangeType.params[0]!, rangeType] : [rangeType.params[0]!, DYN, rangeType];
       case 'map':
-        return [rangeType.params[0]!, rangeType.params[1]!];
+        return [rangeType.params[0]!, rangeType.params[1]!, rangeType];
       case 'dyn':
       case 'error':
       case 'param':
         this.assignable(DYN, rangeType);
-        return [DYN, DYN];
+        return [DYN, DYN, rangeType];
       default:
         this.report(this.anchor(range), `expression of type '${formatType(rangeType)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
-        return [ERROR, ERROR];
+        return [ERROR, ERROR, rangeType];
     }
+  }
+
+  /** all / exists (`accu && p`, `accu || p`) and exists_one (`p ? accu + 1 : accu`), with one or two variables. */
+  private quantifier(name: string, node: EngineNode, vars: Record<string, Type>, at: number): Type {
+    if (name === 'all' || name === 'exists') this.predicate(node, vars);
+    else this.resolve('_?_:_', [this.withScope(vars, () => this.check(node)), INT, INT], false, at);
+    return BOOL;
   }
 
   private identArgument(node: EngineNode | undefined): string | undefined {
@@ -503,19 +510,14 @@ class Checker {
     if (name === 'optMap' || name === 'optFlatMap') return this.checkOptionalMacro(name, target, args, at);
     const variable = this.identArgument(args[0]);
     if (variable === undefined) return ERROR;
-    const [element] = this.rangeTypes(target, false);
+    const [element, , rangeType] = this.rangeTypes(target, false);
     const vars = { [variable]: element };
     switch (name) {
       case 'all':
       case 'exists':
-        this.predicate(args[1]!, vars);
-        return BOOL;
       case 'exists_one':
-      case 'existsOne': {
-        const p = this.withScope(vars, () => this.check(args[1]!));
-        this.resolve('_?_:_', [p, INT, INT], false, at);
-        return BOOL;
-      }
+      case 'existsOne':
+        return this.quantifier(name, args[1]!, vars, at);
       case 'filter': {
         const p = this.withScope(vars, () => this.check(args[1]!));
         const accu = listOf(this.newTypeVar());
@@ -532,9 +534,8 @@ class Checker {
         return substitute(this.mappings, accu, false);
       }
       case 'sortBy': {
-        const targetType = this.check(target);
         const key = this.withScope(vars, () => this.check(args[1]!));
-        return this.resolve('@sortByAssociatedKeys', [targetType, listOf(key)], true, at);
+        return this.resolve('@sortByAssociatedKeys', [rangeType, listOf(key)], true, at);
       }
       default:
         return undefined;
@@ -549,14 +550,9 @@ class Checker {
     switch (name) {
       case 'all':
       case 'exists':
-        this.predicate(args[2]!, vars);
-        return BOOL;
       case 'exists_one':
-      case 'existsOne': {
-        const p = this.withScope(vars, () => this.check(args[2]!));
-        this.resolve('_?_:_', [p, INT, INT], false, at);
-        return BOOL;
-      }
+      case 'existsOne':
+        return this.quantifier(name, args[2]!, vars, at);
       default: {
         const filter = args.length === 4 ? this.withScope(vars, () => this.check(args[2]!)) : undefined;
         const t = this.withScope(vars, () => this.check(args[args.length - 1]!));

@@ -7,7 +7,7 @@ import { KUBERNETES_LIBRARIES, LISTS_EXTENSION, JSON_PATCH_LIBRARY } from './kub
 import { declareFunctions, parseType } from './signatures.js';
 import type { FunctionDecl } from './signatures.js';
 import { OPTIONALS, SETS, STANDARD, stringsExtension, TYPE_IDENTIFIERS } from './stdlib.js';
-import { DYN, typeOf } from './types.js';
+import { DYN, SCALAR_KINDS, typeOf } from './types.js';
 import type { Type } from './types.js';
 
 /** Declarations the checker uses internally for macro expansions (cel-go ext/comprehensions.go). */
@@ -128,15 +128,8 @@ export function typeIdentifiers(): Map<string, Type> {
  * other type (structs, optionals, types, library objects) becomes dyn.
  */
 export function variableFieldType(outputType: Type): Type {
+  if (SCALAR_KINDS.has(outputType.kind)) return outputType;
   switch (outputType.kind) {
-    case 'bool':
-    case 'bytes':
-    case 'double':
-    case 'int':
-    case 'string':
-    case 'uint':
-    case 'duration':
-    case 'timestamp':
     case 'any':
     case 'dyn':
       return outputType;

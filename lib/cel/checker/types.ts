@@ -70,6 +70,9 @@ export function typeParam(name: string): Type {
   return simple('param', name);
 }
 
+/** The kinds whose types carry no parameters and are assignable only to themselves (no wrappers are declared). */
+export const SCALAR_KINDS: ReadonlySet<Kind> = new Set<Kind>(['bool', 'bytes', 'double', 'int', 'string', 'uint', 'duration', 'timestamp']);
+
 export function isDyn(t: Type): boolean {
   return t.kind === 'dyn' || t.kind === 'any';
 }
@@ -195,18 +198,9 @@ function internalIsAssignable(m: Mapping, t1: Type, t2: Type): boolean {
   if (isDynOrError(t1) || isDynOrError(t2)) return true;
   if (t1.kind === 'null') return isNullable(t2);
   if (t2.kind === 'null') return isNullable(t1);
+  // t2.IsAssignableType(t1) for scalars and structs: the same type (no wrapper types are declared in Kubernetes')
+  if (SCALAR_KINDS.has(t1.kind) || t1.kind === 'struct') return t1.kind === t2.kind && t1.name === t2.name;
   switch (t1.kind) {
-    case 'bool':
-    case 'bytes':
-    case 'double':
-    case 'int':
-    case 'string':
-    case 'uint':
-    case 'duration':
-    case 'timestamp':
-    case 'struct':
-      // t2.IsAssignableType(t1): the same type (no wrapper types are declared in Kubernetes' environments)
-      return t1.kind === t2.kind && t1.name === t2.name;
     case 'type':
       return t2.kind === 'type';
     case 'opaque':
