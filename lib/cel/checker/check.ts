@@ -11,6 +11,10 @@ import { CONSTRUCT_FUNCTION } from '../objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from '../runtime/planner.js';
 import { anchorOf, findToken } from '../tokens.js';
 import type { CheckEnvironment } from './environment.js';
+import { validateLiterals } from './literals.js';
+import type { AggregateLiteral } from './literals.js';
+import { checkMacro } from './macros.js';
+import type { MacroHost } from './macros.js';
 import type { FunctionDecl } from './signatures.js';
 import {
   BOOL,
@@ -105,20 +109,11 @@ function literalType(value: unknown): Type {
   }
 }
 
-const ONE_VARIABLE_MACROS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap', 'sortBy']);
-const TWO_VARIABLE_MACROS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'transformList', 'transformMap', 'transformMapEntry']);
-
-/** A list or map literal's entries, for the homogeneous-literal validator run after checking. */
-interface AggregateLiteral {
-  readonly keys: Array<{ readonly node: EngineNode; readonly type: Type }>;
-  readonly values: Array<{ readonly node: EngineNode; readonly type: Type }>;
-  readonly isMap: boolean;
-}
 
 /** Functions whose literal arguments are exempt from the homogeneous-literal validator (ext.Strings' format). */
 const HOMOGENEITY_EXEMPT = new Set(['format']);
 
-class Checker {
+class Checker implements MacroHost {
   readonly issues: Issue[] = [];
   private mappings = new Mapping();
   private readonly literals: AggregateLiteral[] = [];
@@ -131,20 +126,20 @@ class Checker {
     private readonly env: CheckEnvironment,
   ) {}
 
-  private report(offset: number, message: string): Type {
+  report(offset: number, message: string): Type {
     this.issues.push({ offset, message });
     return ERROR;
   }
 
-  private anchor(node: EngineNode): number {
+  anchor(node: EngineNode): number {
     return anchorOf(this.source, node);
   }
 
-  private newTypeVar(): Type {
+  newTypeVar(): Type {
     return typeParam(`_var${this.freeVars++}`);
   }
 
-  private assignable(t1: Type, t2: Type): boolean {
+  assignable(t1: Type, t2: Type): boolean {
     const m = isAssignable(this.mappings, t1, t2);
     if (m === undefined) return false;
     this.mappings = m;
@@ -159,7 +154,7 @@ class Checker {
     return this.env.identifiers.get(name);
   }
 
-  private withScope<T>(vars: Record<string, Type>, run: () => T): T {
+  withScope<T>(vars: Record<string, Type>, run: () => T): T {
     const saved = this.scope;
     this.scope = { vars: new Map(Object.entries(vars)), parent: saved };
     try {
@@ -295,7 +290,7 @@ class Checker {
 
   private checkMemberCallBody(node: EngineNode): Type {
     const [name, target, args] = node.args as [string, EngineNode, EngineNode[]];
-    const macro = this.checkMacro(node, name, target, args);
+    const macro = checkMacro(this, node, name, target, args);
     if (macro !== undefined) return macro;
     const prefix = qualifiedName(target);
     if (prefix !== undefined) {
@@ -312,7 +307,7 @@ class Checker {
     return this.resolveDecl(fn, [targetType, ...types], true, this.anchor(node));
   }
 
-  private lookupScoped(name: string): Type | undefined {
+  lookupScoped(name: string): Type | undefined {
     for (let s = this.scope; s !== undefined; s = s.parent) {
       const t = s.vars.get(name);
       if (t !== undefined) return t;
@@ -321,7 +316,7 @@ class Checker {
   }
 
   /** Resolves a call by name with the given argument types (the receiver first for a member call). */
-  private resolve(name: string, types: readonly Type[], member: boolean, node: EngineNode | number): Type {
+  resolve(name: string, types: readonly Type[], member: boolean, node: EngineNode | number): Type {
     const offset = typeof node === 'number' ? node : this.anchor(node);
     const fn = this.env.functions.get(name);
     if (fn === undefined) return this.report(offset, undeclared(name));
@@ -404,36 +399,6 @@ class Checker {
     return DYN;
   }
 
-  /**
-   * cel/validator.go homogeneousAggregateLiteralValidator: every element of a list literal (and every key, and
-   * every value, of a map literal) must be of an equivalent type to the first one, dyn included, the final types
-   * compared; in a list only the first mismatch is reported. Literals inside a format() call are exempt.
-   */
-  validateLiterals(): Issue[] {
-    const issues: Issue[] = [];
-    const final = (t: Type): Type => substitute(this.mappings, t, true);
-    const compare = (entries: AggregateLiteral['values'], firstOnly: boolean): void => {
-      const first = entries[0];
-      if (first === undefined) return;
-      const expected = final(first.type);
-      for (const { node, type } of entries.slice(1)) {
-        const actual = final(type);
-        if (isEquivalentType(expected, actual)) continue;
-        issues.push({ offset: this.anchor(node), message: `expected type '${formatType(expected)}' but found '${formatType(actual)}'` });
-        if (firstOnly) return;
-      }
-    };
-    for (const literal of this.literals) {
-      if (literal.isMap) {
-        compare(literal.keys, false);
-        compare(literal.values, false);
-      } else {
-        compare(literal.values, true);
-      }
-    }
-    return issues;
-  }
-
   /** checker.go checkCreateStruct, for the rewritten `Type{field: value}` */
   private checkConstruction(args: EngineNode[]): Type {
     const [typeNode, fieldsNode, optionalNode] = args as [EngineNode, EngineNode, EngineNode];
@@ -458,143 +423,19 @@ class Checker {
     return type;
   }
 
-  /** The element types a comprehension over `range` binds (checker.go checkComprehension). */
-  private rangeTypes(range: EngineNode, twoVariables: boolean): [first: Type, second: Type, range: Type] {
-    const rangeType = substitute(this.mappings, this.check(range), false);
-    switch (rangeType.kind) {
-      case 'list':
-        return twoVariables ? [INT, rangeType.params[0]!, rangeType] : [rangeType.params[0]!, DYN, rangeType];
-      case 'map':
-        return [rangeType.params[0]!, rangeType.params[1]!, rangeType];
-      case 'dyn':
-      case 'error':
-      case 'param':
-        this.assignable(DYN, rangeType);
-        return [DYN, DYN, rangeType];
-      default:
-        this.report(this.anchor(range), `expression of type '${formatType(rangeType)}' cannot be range of a comprehension (must be list, map, or dynamic)`);
-        return [ERROR, ERROR, rangeType];
-    }
+  /** The homogeneous-literal validator over the literals seen, with their final types. */
+  validateLiterals(): Issue[] {
+    return validateLiterals(this.literals, (t) => substitute(this.mappings, t, true), (n) => this.anchor(n));
   }
 
-  /** all / exists (`accu && p`, `accu || p`) and exists_one (`p ? accu + 1 : accu`), with one or two variables. */
-  private quantifier(name: string, node: EngineNode, vars: Record<string, Type>, at: number): Type {
-    if (name === 'all' || name === 'exists') this.predicate(node, vars);
-    else this.resolve('_?_:_', [this.withScope(vars, () => this.check(node)), INT, INT], false, at);
-    return BOOL;
-  }
-
-  private identArgument(node: EngineNode | undefined): string | undefined {
-    if (node?.op === 'id') return node.args as string;
-    if (node !== undefined) this.report(this.anchor(node), 'argument must be a simple name');
-    return undefined;
-  }
-
-  /** A predicate used as `accu && p` / `accu || p` by the macro expansions. */
-  private predicate(node: EngineNode, vars: Record<string, Type>): void {
-    const t = this.withScope(vars, () => this.check(node));
-    if (!this.assignable(t, BOOL)) this.report(this.anchor(node), `expected type 'bool' but found '${formatType(substitute(this.mappings, t, true))}'`);
-  }
-
-  /** The macros' typing, as their cel-go expansions type (parser/macro.go, ext/comprehensions.go, ext/lists.go). */
-  private checkMacro(node: EngineNode, name: string, target: EngineNode, args: EngineNode[]): Type | undefined {
-    const at = this.anchor(node);
-    if (name === 'bind' && target.op === 'id' && target.args === 'cel' && args.length === 3 && this.lookupScoped('cel') === undefined) {
-      const variable = this.identArgument(args[0]);
-      const init = this.check(args[1]!);
-      return this.withScope(variable === undefined ? {} : { [variable]: init }, () => this.check(args[2]!));
-    }
-    const two = args.length >= 3 && TWO_VARIABLE_MACROS.has(name) && args[0]?.op === 'id' && args[1]?.op === 'id';
-    if (two && (args.length === 3 || (args.length === 4 && name.startsWith('transform')))) return this.checkTwoVariableMacro(name, target, args, at);
-    if (!ONE_VARIABLE_MACROS.has(name) || (args.length !== 2 && !(name === 'map' && args.length === 3))) return undefined;
-    if (name === 'optMap' || name === 'optFlatMap') return this.checkOptionalMacro(name, target, args, at);
-    const variable = this.identArgument(args[0]);
-    if (variable === undefined) return ERROR;
-    const [element, , rangeType] = this.rangeTypes(target, false);
-    const vars = { [variable]: element };
-    switch (name) {
-      case 'all':
-      case 'exists':
-      case 'exists_one':
-      case 'existsOne':
-        return this.quantifier(name, args[1]!, vars, at);
-      case 'filter': {
-        const p = this.withScope(vars, () => this.check(args[1]!));
-        const accu = listOf(this.newTypeVar());
-        const step = this.resolve('_+_', [accu, listOf(element)], false, at);
-        this.resolve('_?_:_', [p, step, accu], false, at);
-        return substitute(this.mappings, accu, false);
-      }
-      case 'map': {
-        const accu = listOf(this.newTypeVar());
-        const p = args.length === 3 ? this.withScope(vars, () => this.check(args[1]!)) : undefined;
-        const t = this.withScope(vars, () => this.check(args[args.length - 1]!));
-        const step = this.resolve('_+_', [accu, listOf(t)], false, at);
-        if (p !== undefined) this.resolve('_?_:_', [p, step, accu], false, at);
-        return substitute(this.mappings, accu, false);
-      }
-      case 'sortBy': {
-        const key = this.withScope(vars, () => this.check(args[1]!));
-        return this.resolve('@sortByAssociatedKeys', [rangeType, listOf(key)], true, at);
-      }
-      default:
-        return undefined;
-    }
-  }
-
-  private checkTwoVariableMacro(name: string, target: EngineNode, args: EngineNode[], at: number): Type {
-    const first = args[0]!.args as string;
-    const second = args[1]!.args as string;
-    const [kt, vt] = this.rangeTypes(target, true);
-    const vars = { [first]: kt, [second]: vt };
-    switch (name) {
-      case 'all':
-      case 'exists':
-      case 'exists_one':
-      case 'existsOne':
-        return this.quantifier(name, args[2]!, vars, at);
-      default: {
-        const filter = args.length === 4 ? this.withScope(vars, () => this.check(args[2]!)) : undefined;
-        const t = this.withScope(vars, () => this.check(args[args.length - 1]!));
-        let accu: Type;
-        let step: Type;
-        if (name === 'transformList') {
-          accu = listOf(this.newTypeVar());
-          step = this.resolve('_+_', [accu, listOf(t)], false, at);
-        } else {
-          accu = mapOf(this.newTypeVar(), this.newTypeVar());
-          step = this.resolve('cel.@mapInsert', name === 'transformMap' ? [accu, kt, t] : [accu, t], false, at);
-        }
-        if (filter !== undefined) this.resolve('_?_:_', [filter, step, accu], false, at);
-        return substitute(this.mappings, accu, false);
-      }
-    }
-  }
-
-  /** optMap / optFlatMap (cel/library.go): `r.hasValue() ? optional.of(body) : optional.none()` and its flat form. */
-  private checkOptionalMacro(name: string, target: EngineNode, args: EngineNode[], at: number): Type {
-    const variable = this.identArgument(args[0]);
-    const receiver = this.check(target);
-    const hasValue = this.resolve('hasValue', [receiver], true, at);
-    const value = this.resolve('value', [receiver], true, at);
-    const body = this.withScope(variable === undefined ? {} : { [variable]: value }, () => this.check(args[1]!));
-    const none = this.resolve('optional.none', [], false, at);
-    const some = name === 'optMap' ? this.resolve('optional.of', [body], false, at) : body;
-    return this.resolve('_?_:_', [hasValue, some, none], false, at);
+  substitute(t: Type, paramToDyn: boolean): Type {
+    return substitute(this.mappings, t, paramToDyn);
   }
 
   finish(root: EngineNode): Type {
     const t = this.check(root);
     return substitute(this.mappings, t, true);
   }
-}
-
-/** cel-go `Type.IsEquivalentType`: the same type, type parameters' names aside. */
-function isEquivalentType(a: Type, b: Type): boolean {
-  if (a === b) return true;
-  if (a.kind !== b.kind || a.params.length !== b.params.length) return false;
-  if (a.kind !== 'param' && a.name !== b.name) return false;
-  return a.params.every((p, i) => isEquivalentType(p, b.params[i]!));
 }
 
 /** The value of a `?`-marked list or map entry (rewrite.ts wraps it in a call), or undefined. */
@@ -609,6 +450,7 @@ export function checkExpression(root: EngineNode, source: string, env: CheckEnvi
   const checker = new Checker(source, env);
   const outputType = checker.finish(root);
   if (checker.issues.length > 0) return { issues: checker.issues, fromValidators: false, outputType };
-  return { issues: env.homogeneousLiterals ? checker.validateLiterals() : [], fromValidators: true, outputType };
+  if (!env.homogeneousLiterals) return { issues: [], fromValidators: true, outputType };
+  return { issues: checker.validateLiterals(), fromValidators: true, outputType };
 }
 
