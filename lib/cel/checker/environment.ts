@@ -112,14 +112,12 @@ export const OBJECT_TYPE = 'Object';
 /** library.JSONPatch's type, what a JSONPatch mutation returns a list of. */
 export const JSON_PATCH_TYPE = 'JSONPatch';
 
-/** The identifiers every environment declares: the type names. */
+/** The type names every environment declares; library.IP / library.CIDR add theirs (`type(ip('…')) == net.IP`). */
+const TYPE_NAMES: ReadonlyMap<string, Type> = new Map([...TYPE_IDENTIFIERS, 'net.IP', 'net.CIDR'].map((name) => [name, typeOf(parseType(name))]));
+
+/** The identifiers every environment declares (the type names), in a map the caller may add variables to. */
 export function typeIdentifiers(): Map<string, Type> {
-  const ids = new Map<string, Type>();
-  for (const name of TYPE_IDENTIFIERS) ids.set(name, typeOf(parseType(name)));
-  // library.IP / library.CIDR declare their types (`type(ip('…')) == net.IP`)
-  ids.set('net.IP', typeOf(parseType('net.IP')));
-  ids.set('net.CIDR', typeOf(parseType('net.CIDR')));
-  return ids;
+  return new Map(TYPE_NAMES);
 }
 
 /**
