@@ -12,7 +12,7 @@ import { OPTIONAL_ENTRY_FUNCTION } from '../runtime/planner.js';
 import { anchorOf, findToken } from '../tokens.js';
 import type { CheckEnvironment } from './environment.js';
 import { validateLiterals } from './literals.js';
-import type { AggregateLiteral } from './literals.js';
+import type { AggregateLiteral, LiteralEntry } from './literals.js';
 import { checkMacro } from './macros.js';
 import type { MacroHost } from './macros.js';
 import type { FunctionDecl } from './signatures.js';
@@ -352,13 +352,7 @@ class Checker implements MacroHost {
   private checkList(node: EngineNode): Type {
     const literal: AggregateLiteral = { keys: [], values: [], isMap: false };
     let elements: Type | undefined;
-    for (const element of node.args as EngineNode[]) {
-      const entry = optionalEntry(element);
-      let t = this.check(entry ?? element);
-      if (entry !== undefined) t = this.unwrapOptionalEntry(entry, t);
-      literal.values.push({ node: entry ?? element, type: t });
-      elements = this.joinTypes(elements, t);
-    }
+    for (const element of node.args as EngineNode[]) elements = this.joinTypes(elements, this.checkEntry(element, literal.values));
     if (this.exemptDepth === 0) this.literals.push(literal);
     return listOf(elements ?? this.newTypeVar());
   }
@@ -371,15 +365,20 @@ class Checker implements MacroHost {
       const k = this.check(key);
       literal.keys.push({ node: key, type: k });
       keys = this.joinTypes(keys, k);
-      const entry = optionalEntry(value);
-      let t = this.check(entry ?? value);
-      if (entry !== undefined) t = this.unwrapOptionalEntry(entry, t);
-      literal.values.push({ node: entry ?? value, type: t });
-      values = this.joinTypes(values, t);
+      values = this.joinTypes(values, this.checkEntry(value, literal.values));
     }
     if (this.exemptDepth === 0) this.literals.push(literal);
     if (keys === undefined) return mapOf(this.newTypeVar(), this.newTypeVar());
     return mapOf(keys, values ?? DYN);
+  }
+
+  /** A list element or map value, an optional entry (`[?x]`, `{?k: x}`) unwrapped; recorded in `into`. */
+  private checkEntry(node: EngineNode, into: LiteralEntry[]): Type {
+    const entry = optionalEntry(node);
+    let t = this.check(entry ?? node);
+    if (entry !== undefined) t = this.unwrapOptionalEntry(entry, t);
+    into.push({ node: entry ?? node, type: t });
+    return t;
   }
 
   /** `[?x]`, `{?k: x}`, `T{?f: x}`: x must be optional (or dyn); the element is its value. */
