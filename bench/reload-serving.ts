@@ -7,7 +7,6 @@
 // nodejs_eventloop_lag_max_seconds: perf_hooks.monitorEventLoopDelay, reset at every scrape).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -15,7 +14,7 @@ import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { generate, generateAsync } from './generate.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
-import { freePort, httpStatus, until, validatingAdmissionConfig } from './util.js';
+import { freePort, httpStatus, metricsText, until, validatingAdmissionConfig } from './util.js';
 
 export interface PhaseResult {
   readonly load: LoadResult;
@@ -32,17 +31,6 @@ export interface ServingResult {
   readonly rate: number;
   readonly baseline: PhaseResult;
   readonly reloading: PhaseResult;
-}
-
-function metricsText(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    httpGet(url, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve(text));
-    }).on('error', reject);
-  });
 }
 
 async function eventLoopMaxMs(metricsURL: string): Promise<number> {

@@ -22,14 +22,14 @@
 // --low-rates 50,200, --low-seconds N (per rate and round, default 8), --low-rounds N (default 3).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
-import { cpuSeconds, fmt, freePort, httpStatus, median, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, cpuSeconds, fmt, freePort, httpStatus, median, until, validatingAdmissionConfig } from './util.js';
 import { closedLoop, newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
 
@@ -57,13 +57,7 @@ interface Server {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const tmp = mkdtempSync(join(tmpdir(), 'sad-bench-'));
-  const children: ChildProcess[] = [];
-  const cleanup = (): void => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-  };
-  process.on('exit', cleanup);
+  const { tmp, children, cleanup } = benchWorkspace('sad-bench-');
   try {
     const ca = await createCertificateAuthority('bench CA');
     const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });

@@ -1,7 +1,10 @@
 // Shared by the benchmark harnesses: free loopback ports, readiness polling, process CPU from /proc, statistics.
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -27,6 +30,33 @@ export function httpStatus(url: string): Promise<number> {
     });
     req.on('error', () => r(0));
   });
+}
+
+/** A plain-HTTP GET's body (a daemon's /metrics). */
+export function metricsText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * A benchmark's temporary directory and the processes it starts: `cleanup` (also run at exit) kills those still
+ * running and removes the directory.
+ */
+export function benchWorkspace(prefix: string): { readonly tmp: string; readonly children: ChildProcess[]; readonly cleanup: () => void } {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const children: ChildProcess[] = [];
+  const cleanup = (): void => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  process.on('exit', cleanup);
+  return { tmp, children, cleanup };
 }
 
 export async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {

@@ -39,7 +39,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
       case 'serve': return await serve(rest, io);
       case 'validate': return await validate(rest, io);
       case 'hash': return hash(rest, io);
-      case 'registration': return registration(rest, io);
+      case 'registration': return await registration(rest, io);
       case 'review': return await review(rest, io);
       case 'test': return await test(rest, io);
       case 'version': io.stdout(`static-admissiond ${packageVersion()}\n`); return 0;

@@ -13,7 +13,6 @@ import type { LoadedPlugin } from '../registration/coverage.js';
 import { RegistrationKeeper } from '../registration/keeper.js';
 import { caBundleFromPEM, deriveRegistration } from '../registration/objects.js';
 import { renderRegistration } from '../registration/render.js';
-import { defaultBreakGlassGroup } from '../registration/guard.js';
 import { readFileSync } from 'node:fs';
 import { defaultAdmissionServerLimits, formatMs } from '../server/limits.js';
 import type { AdmissionServerLimits } from '../server/limits.js';
@@ -28,6 +27,7 @@ import { createReloadMetrics } from '../metrics/reload.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
+import { Shadow } from '../shadow/shadow.js';
 import { createAdmissionChain } from './chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
@@ -47,13 +47,14 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'max-request-body-bytes', type: 'int', default: defaultAdmissionServerLimits.maxBodyBytes, usage: 'largest admission request body accepted (after gunzip), larger gets 413: two objects of kube-apiserver\'s 3 MiB request limit (an UPDATE carries object and oldObject) and 1 MiB for the rest' },
   { name: 'request-header-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.headersTimeoutMs), usage: 'time a connection has to send a request\'s headers (408 after); shorter than the webhook timeoutSeconds the apiserver gives a call' },
   { name: 'request-body-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.requestTimeoutMs), usage: 'time a request has to arrive in full, body included, from its first byte (408 after); at least --request-header-timeout' },
-  { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories' },
+  { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories (and --registration-file)' },
   { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads (default: CPUs - 1, at least 1); 0 evaluates on the main thread' },
-  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): at every reload, log, and count in static_admissiond_registration_uncovered_objects, the loaded objects that can match requests it does not send' },
+  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`), watched like the manifests: at every reload and every change of it, log, and count in static_admissiond_registration_uncovered_objects and static_admissiond_registration_excess_rules, the loaded objects that can match requests it does not send and the requests it sends that no loaded object can match' },
   { name: 'write-registration', type: 'string', default: '', usage: 'kube-apiserver 1.36+: keep a static registration in DIR/validating and DIR/mutating (the apiserver\'s ValidatingAdmissionWebhook and MutatingAdmissionWebhook staticManifestsDir) in step with the loaded manifests, rewritten atomically after each good reload only' },
   { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls (default https://<bind-address>:<secure-port>)' },
   { name: 'registration-ca-file', type: 'string', default: '', usage: 'with --write-registration: PEM CA bundle that verifies the serving certificate (default: the --dev CA)' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'with --write-registration: send kube-system and kube-node-lease too' },
+  { name: 'shadow-admission-config', type: 'string', default: '', usage: 'a candidate AdmissionConfiguration whose policies are loaded and watched beside the enforced ones and decided on every answered request, after the answer went out: differences are counted in static_admissiond_shadow_decisions_total and logged, answers never change' },
   authorizationFlag,
   { name: 'logging-format', type: 'string', default: 'text', usage: 'log format on stderr: text (klog) or json' },
   { name: 'v', short: 'v', type: 'int', default: 0, usage: 'log verbosity' },
@@ -176,6 +177,13 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     }
     log.info('Started the policy worker pool', { workers });
   }
+  // --shadow-admission-config: never fails startup, whatever the candidate holds
+  const shadowConfig = flagString(flags, 'shadow-admission-config');
+  const shadow = shadowConfig === '' ? undefined : new Shadow({
+    configFile: shadowConfig, gates, enforced: sources, intervalMs: flagNumber(flags, 'reload-interval'), registry,
+    logger: log.with('shadow'), authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig'),
+  });
+  shadow?.start();
   // POST /validate and /mutate, built as `review` and `test` build them
   const { validate, mutate } = createAdmissionChain({
     snapshot: (plugin) => sources.find((s) => s.plugin === plugin)?.current(),
@@ -195,12 +203,14 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     // ready only once the apiserver can reach us: systemd orders the kubelet (and so the apiserver) after /readyz
     { name: 'admission-listener', check: () => (admissionListening ? undefined : 'the HTTPS admission listener is not serving yet') },
     { name: 'shutdown', check: () => (shuttingDown ? 'process is shutting down' : undefined) },
+    ...(shadow ? [shadow.readiness] : []),
   ];
   let health;
   try {
     health = await startHealthServer({ bindAddress: flagString(flags, 'health-bind-address'), registry, livez: () => [ping], readyz: () => readyz });
   } catch (err) {
     log.error(err, 'Failed to start the health listener', { address: flagString(flags, 'health-bind-address') });
+    await shadow?.close();
     await pool?.close();
     return 1;
   }
@@ -223,6 +233,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
         '/mutate': (review, ctx) => mutate.handle(review, ctx),
       },
       onTimeout: (review, info) => (info.endpoint === '/mutate' ? mutate.onTimeout(review, info) : validate.onTimeout(review, info)),
+      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Buffer) => shadow.observe(endpoint, body, answer) } : {}),
       limits,
       logger: log.with('server'),
       registry,
@@ -230,6 +241,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   } catch (err) {
     log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
     await health.close();
+    await shadow?.close();
     await pool?.close();
     devCerts?.cleanup();
     return 1;
@@ -253,6 +265,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       keeper = new RegistrationKeeper({
         loaded,
         plugins: setup.plugins.map((p) => p.plugin),
+        admissionConfig: setup.configFile,
         ...(registrationFile === '' ? {} : { registrationFile }),
         ...(writeDir === '' ? {} : { writeDir }),
         registration: {
@@ -270,6 +283,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       await admission.close();
       await webhookPlugins.close();
       await health.close();
+      await shadow?.close();
       await pool?.close();
       devCerts?.cleanup();
       return 1;
@@ -278,7 +292,8 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
 
   const stop = new AbortController();
-  const loops = sources.map((s) => s.run(stop.signal));
+  const loops = [...sources.map((s) => s.run(stop.signal)), ...(keeper ? [keeper.watch(stop.signal, flagNumber(flags, 'reload-interval'))] : [])];
+  if (shadow) loops.push(shadow.run(stop.signal));
   await new Promise<void>((resolve) => {
     if (!io.signal || io.signal.aborted) return resolve();
     io.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -291,6 +306,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   await authorization?.close();
   stop.abort();
   await Promise.all(loops);
+  await shadow?.close();
   await pool?.close();
   await health.close();
   devCerts?.cleanup();
@@ -321,7 +337,7 @@ function printDevInstructions(io: CommandIO, url: string, certs: DevCertificates
     'The ValidatingWebhookConfiguration (/validate) and MutatingWebhookConfiguration (/mutate) for a 1.36+ apiserver',
     '(static manifests) pointing at this daemon:',
     '---',
-    renderRegistration(deriveRegistration(loaded, { url, caBundle: certs.caBundle }), defaultBreakGlassGroup).trimEnd(),
+    renderRegistration(deriveRegistration(loaded, { url, caBundle: certs.caBundle })).trimEnd(),
     '---',
     '',
     'Send it a privileged pod (denied by testdata/dev/policies/deny-privileged.yaml):',

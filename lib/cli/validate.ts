@@ -18,14 +18,14 @@ import { shortenedPolicyAuditKeys } from '../admission/audit-keys.js';
 import type { LoadedManifests } from '../manifest/load.js';
 import { sideCoverage, sideOf, systemNamespaces } from '../registration/coverage.js';
 import type { LoadedPlugin } from '../registration/coverage.js';
-import { RegistrationFileError } from '../registration/drift.js';
-import { driftAgainst } from '../registration/keeper.js';
+import { driftAgainst, RegistrationFileError } from '../registration/drift.js';
+import { registrationUpdateCommands } from '../registration/keeper.js';
 
 export const validateFlags: readonly FlagSpec[] = [
   ...configFlags,
   { name: 'plugin', type: 'string', default: '', usage: `validate one directory as this plugin's (${pluginNames.join(', ')}); the directory is the positional argument` },
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text or json (one object on stdout, whatever the outcome)' },
-  { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send' },
+  { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send; a warning when it sends requests no loaded object can match' },
   { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'the registration sends kube-system and kube-node-lease too: no warning for policies that would lose coverage there' },
   { name: 'warnings-as-errors', type: 'boolean', default: false, usage: 'exit 1 when there are warnings' },
   { ...authorizationFlag, usage: 'the kubeconfig serve will answer CEL authorizer checks with (checked, and no warning about policies using authorizer)' },
@@ -45,10 +45,14 @@ export interface PluginReport {
 export interface ValidateReport {
   plugins: PluginReport[];
   errors: Array<{ plugin: string; message: string }>;
+  /** warnings of no one plugin (the registration sends for a side no plugin is configured for); absent when none */
+  warnings?: string[];
 }
 
 interface RegistrationChecks {
   readonly registrationFile: string;
+  /** named in the command that prints the registration again */
+  readonly admissionConfig?: string;
   readonly includeSystemNamespaces: boolean;
   /** --authorization-kubeconfig was given: no warning about policies that use `authorizer` */
   readonly authorizationConfigured?: boolean;
@@ -63,6 +67,27 @@ function shortenedAuditKeys(manifests: LoadedManifests): Record<string, string> 
 function systemNamespaceWarnings(loaded: LoadedPlugin): string[] {
   const coverage = sideCoverage(sideOf(loaded.plugin), [loaded]);
   return coverage.objects.filter((o) => o.systemNamespaces).map((o) => `${o.owner} can match requests in ${systemNamespaces.join(' and ')}, which the default registration does not send to static-admissiond: it is not enforced there (in-tree it would be). Register with --include-system-namespaces to send them.`);
+}
+
+/** Uncovered objects are errors of their plugin; requests sent for nothing are warnings of the side's plugins. */
+function registrationDrift(file: string, loaded: readonly LoadedPlugin[], options: ManifestWarningOptions, admissionConfig: string, report: ValidateReport): void {
+  const drift = driftAgainst(file, loaded, loaded.map((l) => l.plugin), options);
+  const { print, apply } = registrationUpdateCommands(file, admissionConfig, drift.printedWith);
+  const fix = `Print the registration again (${print}) and apply it (${apply}).`;
+  for (const [plugin, uncovered] of drift.uncovered) {
+    for (const u of uncovered) {
+      report.errors.push({ plugin, message: `${u.owner} can match requests the registration ${JSON.stringify(file)} does not send, so it is not enforced: ${u.missing.slice(0, 8).join('; ')}${u.missing.length > 8 ? `; and ${u.missing.length - 8} more` : ''}. ${fix}` });
+    }
+  }
+  for (const webhooks of drift.excess.values()) {
+    for (const w of webhooks) {
+      const message = `the registration ${JSON.stringify(file)} sends requests no loaded ${w.side} object can match (webhook ${JSON.stringify(w.webhook)}): ${w.excess.slice(0, 8).join('; ')}${w.excess.length > 8 ? `; and ${w.excess.length - 8} more` : ''}. With static-admissiond stopped they are blocked for nothing. ${fix}`;
+      // reported with the side's first configured plugin; a side with none configured has a report of its own
+      const owner = report.plugins.find((p) => sideOf(p.plugin) === w.side);
+      if (owner) owner.warnings.push(message);
+      else (report.warnings ??= []).push(message);
+    }
+  }
 }
 
 function validatePlugins(setups: readonly PluginSetup[], warningOptions: ManifestWarningOptions, checks: RegistrationChecks): ValidateReport {
@@ -84,12 +109,7 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
   }
   if (checks.registrationFile !== '' && report.errors.length === 0) {
     try {
-      const drift = driftAgainst(checks.registrationFile, loaded, loaded.map((l) => l.plugin), warningOptions);
-      for (const [plugin, uncovered] of drift) {
-        for (const u of uncovered) {
-          report.errors.push({ plugin, message: `${u.owner} can match requests the registration ${JSON.stringify(checks.registrationFile)} does not send, so it is not enforced: ${u.missing.slice(0, 8).join('; ')}${u.missing.length > 8 ? `; and ${u.missing.length - 8} more` : ''}. Print the registration again with \`static-admissiond registration\` and apply it.` });
-        }
-      }
+      registrationDrift(checks.registrationFile, loaded, warningOptions, checks.admissionConfig ?? '', report);
     } catch (err) {
       if (!(err instanceof RegistrationFileError)) throw err;
       report.errors.push({ plugin: '', message: err.message });
@@ -107,6 +127,7 @@ function renderText(report: ValidateReport, io: CommandIO): void {
       io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
     }
   }
+  for (const w of report.warnings ?? []) io.stderr(`warning: ${w}\n`);
   for (const e of report.errors) io.stderr(`error: ${e.plugin === '' ? '' : `${e.plugin}: `}${e.message}\n`);
 }
 
@@ -119,7 +140,7 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
   const output = flagString(flags, 'output');
   if (output !== 'text' && output !== 'json') throw new UsageError(`invalid --output ${JSON.stringify(output)}: must be text or json`);
   let report: ValidateReport;
-  const checks: RegistrationChecks = { registrationFile: flagString(flags, 'registration'), includeSystemNamespaces: flagBool(flags, 'include-system-namespaces') };
+  const checks: RegistrationChecks = { registrationFile: flagString(flags, 'registration'), admissionConfig: flagString(flags, 'admission-config'), includeSystemNamespaces: flagBool(flags, 'include-system-namespaces') };
   try {
     const gates = featureGatesFrom(flags);
     // the kubeconfig is read as serve reads it, so that a broken one is an error here too
@@ -145,6 +166,6 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
   }
   if (output === 'json') io.stdout(JSON.stringify(report) + '\n');
   else renderText(report, io);
-  const warned = report.plugins.some((p) => p.warnings.length > 0);
+  const warned = (report.warnings ?? []).length > 0 || report.plugins.some((p) => p.warnings.length > 0);
   return report.errors.length > 0 || (warned && flagBool(flags, 'warnings-as-errors')) ? 1 : 0;
 }

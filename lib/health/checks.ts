@@ -3,6 +3,11 @@
 export interface HealthCheck {
   readonly name: string;
   check(): string | undefined;
+  /**
+   * false: a failure is listed (verbose) but does not fail the endpoint, unless the check is asked for alone
+   * (`/readyz/<name>`). Default true.
+   */
+  readonly blocking?: boolean;
 }
 
 export interface CheckReport {
@@ -27,8 +32,9 @@ export function runChecks(endpoint: string, checks: readonly HealthCheck[], opti
     if (reason === undefined) {
       lines.push(`[+]${c.name} ok`);
     } else {
-      ok = false;
-      lines.push(`[-]${c.name} failed: ${options.verbose ? reason : 'reason withheld'}`);
+      const blocks = c.blocking !== false || options.only !== undefined;
+      if (blocks) ok = false;
+      lines.push(`[-]${c.name} failed${blocks ? '' : ' (not blocking)'}: ${options.verbose ? reason : 'reason withheld'}`);
     }
   }
   for (const name of options.exclude) {

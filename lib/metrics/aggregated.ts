@@ -42,14 +42,14 @@ export class CounterSeries {
   private readonly series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
   constructor(private readonly labelNames: readonly string[]) {}
 
-  inc(values: readonly string[]): void {
+  inc(values: readonly string[], by = 1): void {
     const key = values.join('\u0000');
     let s = this.series.get(key);
     if (s === undefined) {
       s = { labels: labelsOf(this.labelNames, values), value: 0 };
       this.series.set(key, s);
     }
-    s.value++;
+    s.value += by;
   }
 
   values(): MetricValue[] {

@@ -1,10 +1,14 @@
-// The registration drift signal: how many loaded objects can match requests the registration in use
-// (--registration-file) never sends. Any value above 0 is a policy that is silently unenforced.
+// The registration drift signals, from the registration in use (--registration-file) against the loaded manifests:
+// - uncovered objects: loaded objects that can match requests the registration never sends. Above 0, a policy is
+//   silently unenforced.
+// - excess rules: what the registration sends that no loaded object can match. Above 0, a stopped daemon blocks
+//   requests for nothing (a leftover wildcard rule can block namespace creation).
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 
 export interface RegistrationMetrics {
   setUncovered(plugin: string, count: number): void;
+  setExcess(kind: string, count: number): void;
 }
 
 export function createRegistrationMetrics(registry: Registry): RegistrationMetrics {
@@ -14,9 +18,18 @@ export function createRegistrationMetrics(registry: Registry): RegistrationMetri
     labelNames: ['plugin'] as const,
     registers: [registry],
   });
+  const excess = new Gauge({
+    name: 'static_admissiond_registration_excess_rules',
+    help: 'Number of request kinds (operation, group/version, resource and scope; the system namespaces; the review resources) the registration in use (--registration-file) sends to this daemon although no loaded object can match them, by webhook configuration kind. Above 0, a stopped daemon blocks those requests for nothing: print the registration again and apply it.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   return {
     setUncovered(plugin, count) {
       uncovered.set({ plugin }, count);
+    },
+    setExcess(kind, count) {
+      excess.set({ kind }, count);
     },
   };
 }

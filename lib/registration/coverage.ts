@@ -168,7 +168,7 @@ function selectorMayMatchSystemNamespace(selector: LabelSelector | null | undefi
   return systemNamespaces.some((name) => matcher({ [namespaceNameLabel]: name }));
 }
 
-function rulesReachNamespaces(rules: readonly Rule[]): boolean {
+export function rulesReachNamespaces(rules: readonly Rule[]): boolean {
   // namespaced objects, and Namespace objects themselves (their own labels carry the name)
   return rules.some((r) => r.scope !== 'Cluster' || r.resources.some((res) => resourceCovers(res, 'namespaces')));
 }

@@ -1,61 +1,27 @@
-// Drift between the loaded manifests and the registration the apiserver uses: which loaded objects can match
-// requests that registration never sends (a policy added for a new resource, silently unenforced).
+// Drift between the loaded manifests and the registration the apiserver uses, both ways:
+// - uncovered: loaded objects that can match requests the registration never sends (a policy added for a new
+//   resource, silently unenforced): an error;
+// - excess: requests the registration sends that no loaded object can match (a leftover `CREATE */*` after the
+//   wildcard policy was removed): a stopped daemon then blocks them for nothing, the blast radius grown silently.
 //
-// A required rule is covered when each of its combinations (operation, group, version, resource, scope) is sent by
-// some rule of the registration's webhooks for that side, read as upstream's rule matcher reads them
-// (S/admission/plugin/webhook/predicates/rules/rules.go). A wildcard in a required rule is covered only by the same
-// wildcard. The registration's namespaceSelector (the system namespaces, a documented trade-off) and its
-// matchConditions (the review resources, which no policy sees) are not counted as drift.
-import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
-import type { RuleWithOperations } from '../api/types.js';
-import { allOperations, canonicalRule, resourceCovers } from './coverage.js';
+// Both are decided in the space of (operation, group, version, resource, scope) combinations, each rule read as
+// upstream's rule matcher reads it (S/admission/plugin/webhook/predicates/rules/rules.go). A wildcard is matched only
+// by the same wildcard: a required `*` group is covered only by a registered `*`, and a registered `*` group is needed
+// only by a required `*` (a concrete group under it is narrower). The registration's namespaceSelector and
+// matchConditions only narrow what its rules send: leaving out the system namespaces (a documented trade-off) and the
+// review resources (which no policy sees) is not uncovered; sending the system namespaces when no loaded object can
+// match there, the review resources when no loaded object needs them, or (1.28+) what every loaded object excludes,
+// is excess. matchConditions are compared as text, never evaluated: one that keeps out more than the derived ones is
+// not detected.
+import type { MatchCondition } from '../api/types.js';
+import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
+import { compileLabelSelector } from '../manifest/selector.js';
 import type { PluginName } from '../manifest/plugins.js';
-import type { RegistrationSide, Rule, SideCoverage } from './coverage.js';
-
-export class RegistrationFileError extends Error {}
-
-/** The rules a registration file sends per side; null for a side it has no configuration for. */
-export type RegisteredRules = Readonly<Record<RegistrationSide, readonly Rule[] | null>>;
-
-const sideOfKind: Readonly<Record<string, RegistrationSide>> = {
-  ValidatingWebhookConfiguration: 'validating',
-  MutatingWebhookConfiguration: 'mutating',
-};
-
-/** Reads every ValidatingWebhookConfiguration / MutatingWebhookConfiguration of a YAML file (other kinds ignored). */
-export function parseRegistration(text: string, source: string): RegisteredRules {
-  const out: Record<RegistrationSide, Rule[] | null> = { validating: null, mutating: null };
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs)) return out;
-  for (const [i, doc] of docs.entries()) {
-    if (doc.errors.length > 0) throw new RegistrationFileError(`${source}: document ${i}: ${doc.errors[0]!.message}`);
-    const obj = doc.toJS() as { kind?: unknown; webhooks?: unknown } | null;
-    if (obj === null || typeof obj !== 'object') continue;
-    const side = typeof obj.kind === 'string' ? sideOfKind[obj.kind] : undefined;
-    if (side === undefined) continue;
-    if (obj.webhooks != null && !Array.isArray(obj.webhooks)) throw new RegistrationFileError(`${source}: document ${i}: webhooks must be a list`);
-    const rules = (out[side] ??= []);
-    for (const webhook of (obj.webhooks ?? []) as Array<{ rules?: unknown }>) {
-      if (webhook?.rules != null && !Array.isArray(webhook.rules)) throw new RegistrationFileError(`${source}: document ${i}: webhooks[].rules must be a list`);
-      for (const rule of (webhook?.rules ?? []) as RuleWithOperations[]) {
-        const canonical = canonicalRule(rule);
-        if (canonical) rules.push(canonical);
-      }
-    }
-  }
-  return out;
-}
-
-export function readRegistrationFile(path: string): RegisteredRules {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new RegistrationFileError(`registration file ${JSON.stringify(path)}: ${(err as Error).message}`);
-  }
-  return parseRegistration(text, `registration file ${JSON.stringify(path)}`);
-}
+import { allOperations, registrationSides, resourceCovers, ruleMaySendReviews, rulesReachNamespaces, sideCoverage, sidePlugins, systemNamespaces } from './coverage.js';
+import type { CoverageOptions, LoadedPlugin, RegistrationSide, Rule, SideCoverage } from './coverage.js';
+import { configurationKinds, RegistrationFileError, readRegistrationFile } from './registered.js';
+import type { PrintedWith, RegisteredWebhook } from './registered.js';
+import { exclusionCondition, reviewExclusionCondition } from './rules.js';
 
 interface Combination {
   readonly operation: string;
@@ -87,6 +53,13 @@ function describeCombination(c: Combination): string {
   return `${c.operation} ${c.group === '' ? 'core' : c.group}/${c.version} ${c.resource} (${c.scope})`;
 }
 
+/** Each combination of `rules` that none of `by` sends, described. */
+function unsent(rules: readonly Rule[], by: readonly Rule[]): string[] {
+  const out = new Set<string>();
+  for (const rule of rules) for (const c of combinations(rule)) if (!by.some((r) => sends(r, c))) out.add(describeCombination(c));
+  return [...out];
+}
+
 export interface UncoveredObject {
   readonly plugin: PluginName;
   readonly owner: string;
@@ -96,14 +69,85 @@ export interface UncoveredObject {
 
 /** The side's objects whose rules the registered rules do not send in full. */
 export function uncoveredObjects(coverage: SideCoverage, registered: readonly Rule[] | null): UncoveredObject[] {
-  const sent = registered ?? [];
   const out: UncoveredObject[] = [];
   for (const object of coverage.objects) {
-    const missing = new Set<string>();
-    for (const rule of object.rules) {
-      for (const c of combinations(rule)) if (!sent.some((r) => sends(r, c))) missing.add(describeCombination(c));
-    }
-    if (missing.size > 0) out.push({ plugin: object.plugin, owner: object.owner, missing: [...missing] });
+    const missing = unsent(object.rules, registered ?? []);
+    if (missing.length > 0) out.push({ plugin: object.plugin, owner: object.owner, missing });
   }
   return out;
 }
+
+export interface ExcessWebhook {
+  readonly side: RegistrationSide;
+  /** the registration's webhook */
+  readonly webhook: string;
+  /** what it sends that no loaded object can match: `CREATE core/v1 namespaces (Cluster)`, `requests in kube-system …` */
+  readonly excess: readonly string[];
+}
+
+function hasCondition(conditions: readonly MatchCondition[], wanted: MatchCondition): boolean {
+  return conditions.some((c) => c.expression === wanted.expression);
+}
+
+/** Whether the loaded objects need the review resources sent: only static webhooks do, with the exclusion gate off. */
+function reviewsNeeded(coverage: SideCoverage, options: CoverageOptions): boolean {
+  if (options.excludeWebhookVirtualResources ?? true) return false;
+  return coverage.objects.some((o) => o.plugin.endsWith('Webhook') && o.rules.some(ruleMaySendReviews));
+}
+
+/** Each registered webhook of the side that sends requests no loaded object of the side can match. */
+export function excessWebhooks(coverage: SideCoverage, registered: readonly RegisteredWebhook[] | null, options: CoverageOptions = {}): ExcessWebhook[] {
+  const required = coverage.objects.flatMap((o) => o.rules);
+  const out: ExcessWebhook[] = [];
+  for (const webhook of registered ?? []) {
+    const excess = unsent(webhook.rules, required);
+    if (rulesReachNamespaces(webhook.rules) && !coverage.objects.some((o) => o.systemNamespaces)) {
+      let matcher;
+      try {
+        matcher = compileLabelSelector(webhook.namespaceSelector);
+      } catch (err) {
+        throw new RegistrationFileError(`webhook ${JSON.stringify(webhook.name)}: namespaceSelector: ${(err as Error).message}`);
+      }
+      const sent = systemNamespaces.filter((name) => matcher({ [namespaceNameLabel]: name }));
+      if (sent.length > 0) excess.push(`requests in ${sent.join(' and ')}, where no loaded object can match (namespaceSelector)`);
+    }
+    if (webhook.rules.some(ruleMaySendReviews) && !hasCondition(webhook.matchConditions, reviewExclusionCondition()) && !reviewsNeeded(coverage, options)) {
+      excess.push(`TokenReviews and the SubjectAccessReview family, which no loaded object sees (no matchCondition ${JSON.stringify(reviewExclusionCondition().name)})`);
+    }
+    // a webhook with matchConditions is for a 1.28+ apiserver, where the registration keeps these out (before, it cannot)
+    const exclusion = webhook.matchConditions.length > 0 ? exclusionCondition(coverage) : undefined;
+    if (exclusion && !hasCondition(webhook.matchConditions, exclusion)) {
+      excess.push(`requests every loaded object excludes (excludeResourceRules), which the matchCondition ${JSON.stringify(exclusion.name)} keeps out`);
+    }
+    if (excess.length > 0) out.push({ side: coverage.side, webhook: webhook.name, excess });
+  }
+  return out;
+}
+
+export interface DriftResult {
+  /** per configured plugin: the loaded objects the registration does not send for */
+  readonly uncovered: ReadonlyMap<PluginName, readonly UncoveredObject[]>;
+  /** per configuration kind the registration has or the daemon serves: what it sends for nothing */
+  readonly excess: ReadonlyMap<string, readonly ExcessWebhook[]>;
+  /** how the registration was printed, as far as the file tells */
+  readonly printedWith: PrintedWith;
+}
+
+/** The registration in `file` against the loaded manifests. Throws RegistrationFileError. */
+export function driftAgainst(file: string, loaded: readonly LoadedPlugin[], plugins: readonly PluginName[], options: CoverageOptions = {}): DriftResult {
+  const registered = readRegistrationFile(file);
+  const uncovered = new Map<PluginName, UncoveredObject[]>();
+  const excess = new Map<string, ExcessWebhook[]>();
+  for (const side of registrationSides) {
+    const coverage = sideCoverage(side, loaded, options);
+    const webhooks = registered.sides[side];
+    const missing = uncoveredObjects(coverage, webhooks === null ? null : webhooks.flatMap((w) => w.rules));
+    for (const plugin of sidePlugins[side]) {
+      if (plugins.includes(plugin)) uncovered.set(plugin, missing.filter((u) => u.plugin === plugin));
+    }
+    excess.set(configurationKinds[side], excessWebhooks(coverage, webhooks, options));
+  }
+  return { uncovered, excess, printedWith: registered.printedWith };
+}
+
+export { RegistrationFileError };

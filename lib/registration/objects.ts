@@ -7,15 +7,19 @@
 //   static: for kube-apiserver 1.36+ with ManifestBasedAdmissionControlConfig: names end in ".static.k8s.io" and
 //           each document goes into the apiserver's own staticManifestsDir (validating and mutating apart).
 //   api:    for older apiservers: plain names, applied with kubectl, with a REST ValidatingAdmissionPolicy guarding
-//           the registration itself (guard.ts).
+//           the registration itself (guard.ts), printed first. Both configurations are always printed once either has
+//           something to send (a side with nothing to send has no webhooks), so every apply after the first is an
+//           UPDATE the guard decides, and a side that empties is emptied in the cluster instead of left behind.
+//
+// Every field kube-apiserver defaults is printed explicitly (pkg/apis/admissionregistration/v1/defaults.go), so the
+// printed objects are a fixed point of its defaulting and applying the same output twice is `unchanged`.
 import { createHash, X509Certificate } from 'node:crypto';
 import type { LabelSelector, MatchCondition } from '../api/types.js';
 import { sideCoverage, systemNamespaces } from './coverage.js';
 import type { CoverageOptions, LoadedPlugin, RegistrationSide, SideCoverage } from './coverage.js';
-import { defaultBreakGlassGroup, guardObjects } from './guard.js';
+import { defaultBreakGlassGroup, defaultRegistrarGroup, guardObjects } from './guard.js';
 import { sideRules } from './rules.js';
 import type { SideRules } from './rules.js';
-import { defaultKubeVersion, parseKubeVersion } from './version.js';
 import type { KubeVersion } from './version.js';
 
 export type RegistrationFormat = 'static' | 'api';
@@ -32,12 +36,14 @@ export interface RegistrationOptions extends CoverageOptions {
   readonly only?: RegistrationSide;
   /** 1–30; default 5 */
   readonly timeoutSeconds?: number;
-  /** the apiserver the api format is for (default 1.30); the static format is for 1.36+ */
+  /** the apiserver the api format is for (required there: nothing is printed for a guessed version); static is 1.36+ */
   readonly kubeVersion?: KubeVersion;
   /** send kube-system and kube-node-lease too */
   readonly includeSystemNamespaces?: boolean;
   /** api format: the group whose members may change or delete the registration */
   readonly breakGlassGroup?: string;
+  /** api format: the group whose members may update (never delete) the registration */
+  readonly registrarGroup?: string;
 }
 
 export class RegistrationError extends Error {
@@ -48,6 +54,7 @@ export class RegistrationError extends Error {
 }
 
 export const defaultRegistrationTimeoutSeconds = 5;
+export const defaultRegistrationURL = 'https://127.0.0.1:9443';
 export const rulesHashAnnotation = 'static-admissiond.io/rules-hash';
 
 const baseName = 'static-admissiond';
@@ -96,9 +103,9 @@ function endpointURL(base: URL, path: string): string {
 }
 
 /** The namespaceSelector of the registration: the system namespaces left out unless asked for. */
-export function registrationNamespaceSelector(includeSystemNamespaces: boolean): LabelSelector | undefined {
+export function registrationNamespaceSelector(includeSystemNamespaces: boolean): LabelSelector {
   return includeSystemNamespaces
-    ? undefined
+    ? {}
     : { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: [...systemNamespaces] }] };
 }
 
@@ -124,6 +131,8 @@ export interface Registration {
   readonly sides: readonly SideRegistration[];
   /** api format: the guard policy and binding */
   readonly guard: ReadonlyArray<Record<string, unknown>>;
+  /** api format: who may update (registrar) and delete (break glass) the registration */
+  readonly groups: { readonly breakGlass: string; readonly registrar: string };
 }
 
 export function checkTimeoutSeconds(timeoutSeconds: number): number {
@@ -137,7 +146,8 @@ export function checkTimeoutSeconds(timeoutSeconds: number): number {
 export function deriveRegistration(loaded: readonly LoadedPlugin[], options: RegistrationOptions): Registration {
   const format = options.format ?? 'static';
   const timeoutSeconds = checkTimeoutSeconds(options.timeoutSeconds ?? defaultRegistrationTimeoutSeconds);
-  const kubeVersion = format === 'static' ? staticKubeVersion : (options.kubeVersion ?? parseKubeVersion(defaultKubeVersion));
+  if (format === 'api' && options.kubeVersion === undefined) throw new RegistrationError('the api format needs the version of the kube-apiserver it is for (--kube-version)');
+  const kubeVersion = format === 'static' ? staticKubeVersion : options.kubeVersion!;
   const includeSystemNamespaces = options.includeSystemNamespaces ?? false;
   const base = checkWebhookURL(options.url);
   const names = registrationNames(format);
@@ -157,7 +167,8 @@ export function deriveRegistration(loaded: readonly LoadedPlugin[], options: Reg
       rules: sent.rules.map((r) => ({ ...r })),
       failurePolicy: 'Fail',
       matchPolicy: 'Equivalent',
-      ...(namespaceSelector ? { namespaceSelector } : {}),
+      namespaceSelector,
+      objectSelector: {},
       ...(sent.matchConditions.length > 0 ? { matchConditions: sent.matchConditions.map((c: MatchCondition) => ({ ...c })) } : {}),
       sideEffects: 'None',
       timeoutSeconds,
@@ -166,20 +177,38 @@ export function deriveRegistration(loaded: readonly LoadedPlugin[], options: Reg
     };
     const configuration = {
       apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: side === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration',
+      kind: configurationKind(side),
       metadata: { name: names.configuration, annotations: { [rulesHashAnnotation]: rulesHash(webhook as { rules: unknown }) } },
       webhooks: [webhook],
     };
     sides.push({ side, coverage, sent, configuration });
   }
   // the guard protects the printed configurations: none printed, none needed
-  const guard = format === 'api' && sides.some((s) => s.configuration !== undefined)
-    ? guardObjects({ configurationName: names.configuration, breakGlassGroup: options.breakGlassGroup ?? defaultBreakGlassGroup, kubeVersion })
+  const registering = sides.some((s) => s.configuration !== undefined);
+  const groups = { breakGlass: options.breakGlassGroup ?? defaultBreakGlassGroup, registrar: options.registrarGroup ?? defaultRegistrarGroup };
+  const guard = format === 'api' && registering
+    ? guardObjects({ configurationName: names.configuration, breakGlassGroup: groups.breakGlass, registrarGroup: groups.registrar, kubeVersion })
     : [];
-  return { format, kubeVersion, includeSystemNamespaces, sides, guard };
+  const complete = format === 'api' && registering
+    ? sides.map((s) => (s.configuration ? s : { ...s, configuration: emptyConfiguration(s.side, names.configuration) }))
+    : sides;
+  return { format, kubeVersion, includeSystemNamespaces, sides: complete, guard, groups };
 }
 
-/** The objects to apply, in order: the configurations (validating first), then the guard. */
+/** A configuration without webhooks: sends nothing, and replaces (on apply) one that sent something before. */
+function emptyConfiguration(side: RegistrationSide, name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: configurationKind(side),
+    metadata: { name, annotations: { [rulesHashAnnotation]: rulesHash({ rules: [] }) } },
+  };
+}
+
+function configurationKind(side: RegistrationSide): string {
+  return side === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
+}
+
+/** The objects to apply, in order: the guard first (so it decides the rest of the same apply), then the configurations. */
 export function registrationObjects(registration: Registration): Array<Record<string, unknown>> {
-  return [...registration.sides.flatMap((s) => (s.configuration ? [s.configuration] : [])), ...registration.guard];
+  return [...registration.guard, ...registration.sides.flatMap((s) => (s.configuration ? [s.configuration] : []))];
 }

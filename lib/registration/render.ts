@@ -4,7 +4,7 @@ import { Document, isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap } from 'yaml';
 import { systemNamespaces } from './coverage.js';
 import { staticConfigSuffix as staticSuffix } from '../manifest/load.js';
-import { guardPolicyName } from './guard.js';
+import { guardPolicyName, registrarApplyCommand } from './guard.js';
 import type { Registration, SideRegistration } from './objects.js';
 import { atLeast, formatKubeVersion } from './version.js';
 
@@ -35,11 +35,15 @@ function headerComment(registration: Registration, side: SideRegistration, url: 
   const kind = side.side === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
   const plugin = side.side === 'validating' ? 'ValidatingAdmissionWebhook' : 'MutatingAdmissionWebhook';
   const plugins = side.side === 'validating' ? 'ValidatingAdmissionPolicy and ValidatingAdmissionWebhook' : 'MutatingAdmissionPolicy and MutatingAdmissionWebhook';
-  const lines = [` ${kind} sending admission requests to static-admissiond at ${url}.`];
+  const lines = [url === '' ? ` ${kind} of static-admissiond, sending nothing.` : ` ${kind} sending admission requests to static-admissiond at ${url}.`];
   if (registration.format === 'static') {
     lines.push(...wrap(`For kube-apiserver 1.36+ with --feature-gates=ManifestBasedAdmissionControlConfig=true: save this document in the staticManifestsDir of the apiserver's ${plugin} plugin (its own --admission-control-config-file), not in a directory static-admissiond itself loads.`));
   } else {
-    lines.push(...wrap(`For kube-apiserver ${formatKubeVersion(registration.kubeVersion)} (--kube-version): kubectl apply -f <this file>.`));
+    lines.push(...wrap(`For kube-apiserver ${formatKubeVersion(registration.kubeVersion)}: applied with the guard above (see there how).`));
+  }
+  if (side.coverage.objects.length === 0 || side.sent.rules.length === 0) {
+    lines.push(...wrap(`No webhooks: no loaded ${plugins} object can match a request, so nothing is sent. Printed so that applying it empties a configuration that sent something before.`));
+    return lines.join('\n');
   }
   const owners = side.coverage.objects.map((o) => o.owner);
   lines.push(...wrap(`The rules are derived from the ${plugins} manifests loaded now: ${nameList(owners)}. Print the registration again (or run validate --registration) whenever they change.`));
@@ -67,8 +71,10 @@ function namespaceComment(side: SideRegistration): string {
 
 const conditionComment = wrap('TokenReviews, SelfSubjectReviews and the SubjectAccessReview family are never sent: kube-apiserver before 1.37 sends them to wildcard webhooks, and a stopped daemon would then break authentication and authorization (kubelet webhook authn/authz, aggregated APIs). Policies never see them in-tree either.').join('\n');
 
-function guardComment(registration: Registration, group: string): string {
-  const lines = wrap(`A REST ValidatingAdmissionPolicy guarding the registration: UPDATE and DELETE of the webhook configurations above are denied except to members of the break-glass group ${JSON.stringify(group)} (--break-glass-group), and webhook configuration names ending in "${staticSuffix}" are refused, as KEP-5793 advises for apiservers without manifest-based admission.`);
+function guardComment(registration: Registration): string {
+  const { breakGlass, registrar } = registration.groups;
+  const lines = wrap(`static-admissiond registration for kube-apiserver ${formatKubeVersion(registration.kubeVersion)}. The first time, apply this file as an admin: kubectl apply -f <this file>. Every later time (the loaded manifests changed, so the rules did), apply it as the registrar: ${registrarApplyCommand('<this file>', registrar)}. Applied as anyone else, the guard below refuses every configuration the apply would change and none of them changes: the registration is never half-applied.`);
+  lines.push(...wrap(`A REST ValidatingAdmissionPolicy guarding the registration, applied first so that it decides the rest of the same apply: UPDATE of the webhook configurations below is denied except to members of the registrar group ${JSON.stringify(registrar)} (--registrar-group), DELETE except to members of the break-glass group ${JSON.stringify(breakGlass)} (--break-glass-group), and webhook configuration names ending in "${staticSuffix}" are refused, as KEP-5793 advises for apiservers without manifest-based admission.`));
   if (!atLeast(registration.kubeVersion, 1, 30)) {
     lines.push(...wrap('ValidatingAdmissionPolicy v1beta1 on kube-apiserver 1.28-1.29 needs --feature-gates=ValidatingAdmissionPolicy=true and --runtime-config=admissionregistration.k8s.io/v1beta1=true.'));
   }
@@ -88,30 +94,34 @@ function commentKey(doc: Document, path: readonly (string | number)[], key: stri
   for (const pair of (node as YAMLMap).items) if (isScalar(pair.key) && pair.key.value === key) pair.key.commentBefore = comment;
 }
 
-/** The registration as YAML documents; a comment alone when there is nothing to register. */
-export function renderRegistration(registration: Registration, breakGlassGroup: string): string {
+/** The registration as YAML documents, in apply order (the guard first); a comment alone when there is nothing to register. */
+export function renderRegistration(registration: Registration): string {
   const docs: string[] = [];
-  for (const side of registration.sides) {
-    if (!side.configuration) continue;
-    const doc = new Document(side.configuration);
-    const webhook = (side.configuration.webhooks as Array<{ clientConfig: { url: string }; rules: unknown[] }>)[0]!;
-    doc.commentBefore = headerComment(registration, side, webhook.clientConfig.url);
-    if (!registration.includeSystemNamespaces) commentKey(doc, ['webhooks', 0], 'namespaceSelector', namespaceComment(side));
-    commentKey(doc, ['webhooks', 0], 'matchConditions', conditionComment);
-    webhook.rules.forEach((_, i) => flowLists(doc, ['webhooks', 0, 'rules', i]));
-    flowLists(doc, ['webhooks', 0, 'admissionReviewVersions']);
-    docs.push(doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
-  }
-  if (docs.length === 0) {
-    const empty = registration.sides.map((s) => `${s.side}: ${s.coverage.objects.length === 0 ? 'nothing loaded' : 'nothing to send'}`).join('; ');
-    return `# Nothing to register: no loaded manifest can match a request (${empty}).\n`;
-  }
   for (const [i, object] of registration.guard.entries()) {
     const doc = new Document(object);
-    if (i === 0) doc.commentBefore = guardComment(registration, breakGlassGroup);
+    if (i === 0) doc.commentBefore = guardComment(registration);
     flowLists(doc, ['spec', 'matchConstraints', 'resourceRules', 0]);
     flowLists(doc, ['spec', 'validationActions']);
     docs.push(doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+  }
+  let configurations = 0;
+  for (const side of registration.sides) {
+    if (!side.configuration) continue;
+    configurations++;
+    const doc = new Document(side.configuration);
+    const webhook = (side.configuration.webhooks as Array<{ clientConfig: { url: string }; rules: unknown[] }> | undefined)?.[0];
+    doc.commentBefore = headerComment(registration, side, webhook?.clientConfig.url ?? '');
+    if (webhook) {
+      if (!registration.includeSystemNamespaces) commentKey(doc, ['webhooks', 0], 'namespaceSelector', namespaceComment(side));
+      commentKey(doc, ['webhooks', 0], 'matchConditions', conditionComment);
+      webhook.rules.forEach((_, r) => flowLists(doc, ['webhooks', 0, 'rules', r]));
+      flowLists(doc, ['webhooks', 0, 'admissionReviewVersions']);
+    }
+    docs.push(doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+  }
+  if (configurations === 0) {
+    const empty = registration.sides.map((s) => `${s.side}: ${s.coverage.objects.length === 0 ? 'nothing loaded' : 'nothing to send'}`).join('; ');
+    return `# Nothing to register: no loaded manifest can match a request (${empty}).\n`;
   }
   return docs.join('---\n');
 }

@@ -67,6 +67,12 @@ export function unneededExclusions(coverage: SideCoverage): Rule[] {
   return mergeRules(out);
 }
 
+/** The matchCondition keeping out what every loaded object excludes (1.28+); none when nothing is. */
+export function exclusionCondition(coverage: SideCoverage): MatchCondition | undefined {
+  const unneeded = unneededExclusions(coverage);
+  return unneeded.length === 0 ? undefined : { name: exclusionConditionName, expression: `!(${unneeded.map(exclusionClause).join(' || ')})` };
+}
+
 function key(rule: Rule, omit: keyof Rule): string {
   return JSON.stringify({ ...rule, [omit]: null });
 }
@@ -142,8 +148,8 @@ export function sideRules(coverage: SideCoverage, kubeVersion: KubeVersion): Sid
   const needsExclusion = merged.some(ruleMaySendReviews);
   if (atLeast(kubeVersion, 1, 28)) {
     const conditions: MatchCondition[] = needsExclusion ? [reviewExclusionCondition()] : [];
-    const unneeded = merged.length === 0 ? [] : unneededExclusions(coverage);
-    if (unneeded.length > 0) conditions.push({ name: exclusionConditionName, expression: `!(${unneeded.map(exclusionClause).join(' || ')})` });
+    const exclusion = merged.length === 0 ? undefined : exclusionCondition(coverage);
+    if (exclusion) conditions.push(exclusion);
     return { rules: merged, matchConditions: conditions, createLimitedToGroups: null };
   }
   if (!needsExclusion) return { rules: merged, matchConditions: [], createLimitedToGroups: null };

@@ -1,11 +1,10 @@
 // `--kube-version`: the kube-apiserver a registration is printed for (it decides matchConditions or enumerated
-// rules, and the guard policy's API version).
+// rules, and the guard policy's API version). There is no default: objects printed for a guessed version may be ones
+// the apiserver cannot take (a v1 guard on 1.28), so the api format needs the version given or read (--kubeconfig).
 export interface KubeVersion {
   readonly major: number;
   readonly minor: number;
 }
-
-export const defaultKubeVersion = '1.30';
 
 export class KubeVersionError extends Error {}
 

@@ -76,6 +76,12 @@ export interface AdmissionServerOptions {
   /** path → handler, e.g. { '/validate': …, '/mutate': … } */
   readonly routes: Readonly<Record<string, AdmissionHandler>>;
   readonly onTimeout?: TimeoutHandler;
+  /**
+   * Called once a request has been answered with an AdmissionReview (HTTP 200), after the answer was handed to the
+   * socket: the route, the body as received and the answer's bytes as sent. For work that must stay off the
+   * request's path (the shadow set): it must be cheap and must not throw.
+   */
+  readonly afterAnswer?: (endpoint: string, body: Buffer, answer: Buffer) => void;
   readonly limits?: AdmissionServerLimits;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -226,7 +232,9 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     let settled = false;
     const answer = (response: AdmissionResponse): void => {
       settled = true;
-      send(res, 200, encodeAdmissionReviewResponse(review, response));
+      const encoded = encodeAdmissionReviewResponse(review, response);
+      send(res, 200, encoded);
+      options.afterAnswer?.(endpoint, body, encoded);
       v4.info('Admission request answered', {
         endpoint, uid: review.request.uid, operation: review.request.operation, resource: review.request.resource.resource,
         namespace: review.request.namespace ?? '', name: review.request.name ?? '', allowed: response.allowed === true,

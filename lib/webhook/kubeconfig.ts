@@ -310,3 +310,44 @@ export class AuthenticationInfoResolver {
     return creds;
   }
 }
+
+function readCA(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new KubeconfigError(`unable to read certificate-authority ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+  }
+}
+
+/** The kube-apiserver of a kubeconfig's current context: its https URL, the CA that verifies it, its user's credentials. */
+export interface ClusterConnection {
+  readonly base: URL;
+  /** empty: the system roots */
+  readonly caPEM: string;
+  /** offers only the current context's user, whatever the host */
+  readonly resolver: AuthenticationInfoResolver;
+}
+
+/** Reads the kubeconfig's current context as a client of that apiserver would. Throws KubeconfigError when it cannot be used. */
+export function currentClusterConnection(path: string): ClusterConnection {
+  const config = loadKubeconfig(path);
+  const cluster = config.currentCluster;
+  if (cluster === undefined || cluster.server === '') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the current context names no cluster with a server`);
+  if (cluster.insecureSkipTLSVerify === true) throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: insecure-skip-tls-verify is not supported by static-admissiond`);
+  let base: URL;
+  try {
+    base = new URL(cluster.server);
+  } catch {
+    throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: invalid server URL ${JSON.stringify(cluster.server)}`);
+  }
+  if (base.protocol !== 'https:') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the server must be an https:// URL, got ${JSON.stringify(cluster.server)}`);
+  const caPEM = cluster.certificateAuthorityData !== undefined
+    ? Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8')
+    : cluster.certificateAuthority !== undefined ? readCA(cluster.certificateAuthority) : '';
+  const user = config.currentUser;
+  const info = user === undefined ? undefined : config.users.get(user);
+  const resolver = new AuthenticationInfoResolver({ users: info === undefined ? new Map() : new Map([[user!, info]]), currentUser: user });
+  // fail now, not on the first call, when the credentials cannot be used
+  resolver.credentialsFor(`${base.hostname}:${base.port || '443'}`);
+  return { base, caPEM, resolver };
+}

@@ -3,11 +3,10 @@
 // kubeconfig. Sent with the webhook client stack (client.ts: undici pools, kubeconfig credentials, Go-worded
 // transport errors). A SubjectAccessReview is cut off after 10 s (DelegatingAuthorizationOptions' client timeout)
 // or at the caller's deadline, whichever is first.
-import { readFileSync } from 'node:fs';
 import { CallCancellation, WebhookClients } from './client.js';
 import type { CancelSignal } from './client.js';
 import { CallingWebhookError } from './errors.js';
-import { AuthenticationInfoResolver, KubeconfigError, loadKubeconfig } from './kubeconfig.js';
+import { currentClusterConnection } from './kubeconfig.js';
 
 /** authorizationv1.SubjectAccessReviewSpec, as JSON. */
 export interface SubjectAccessReviewSpec {
@@ -35,14 +34,6 @@ export class SubjectAccessReviewError extends Error {
 const REVIEW_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 export const SUBJECT_ACCESS_REVIEW_TIMEOUT_MS = 10_000;
 
-function readCA(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new KubeconfigError(`unable to read certificate-authority ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
-  }
-}
-
 export class SubjectAccessReviewClient {
   private constructor(
     private readonly url: URL,
@@ -52,26 +43,7 @@ export class SubjectAccessReviewClient {
 
   /** Reads the kubeconfig (its current context). Throws KubeconfigError when it cannot be used. */
   static fromKubeconfig(path: string): SubjectAccessReviewClient {
-    const config = loadKubeconfig(path);
-    const cluster = config.currentCluster;
-    if (cluster === undefined || cluster.server === '') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the current context names no cluster with a server`);
-    if (cluster.insecureSkipTLSVerify === true) throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: insecure-skip-tls-verify is not supported by static-admissiond`);
-    let base: URL;
-    try {
-      base = new URL(cluster.server);
-    } catch {
-      throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: invalid server URL ${JSON.stringify(cluster.server)}`);
-    }
-    if (base.protocol !== 'https:') throw new KubeconfigError(`kubeconfig ${JSON.stringify(path)}: the server must be an https:// URL, got ${JSON.stringify(cluster.server)}`);
-    const caPEM = cluster.certificateAuthorityData !== undefined
-      ? Buffer.from(cluster.certificateAuthorityData, 'base64').toString('utf8')
-      : cluster.certificateAuthority !== undefined ? readCA(cluster.certificateAuthority) : '';
-    // the current context's user, whatever the host: only that user is offered to the resolver
-    const user = config.currentUser;
-    const info = user === undefined ? undefined : config.users.get(user);
-    const resolver = new AuthenticationInfoResolver({ users: info === undefined ? new Map() : new Map([[user!, info]]), currentUser: user });
-    // fail now, not on the first check, when the credentials cannot be used
-    resolver.credentialsFor(`${base.hostname}:${base.port || '443'}`);
+    const { base, caPEM, resolver } = currentClusterConnection(path);
     const url = new URL(base.toString().replace(/\/+$/, '') + REVIEW_PATH);
     return new SubjectAccessReviewClient(url, caPEM, new WebhookClients({ resolver, connectionsPerEndpoint: 8 }));
   }

@@ -1,6 +1,6 @@
 // Every metric the alert rules and the Grafana dashboard name, and every label they match on, is exported by the real
 // daemon: the executable is started with policies, mutating policies, static webhooks (real local HTTPS servers, one
-// unreachable under Ignore, one under Fail) and a registration file, sent requests on /validate and /mutate so that
+// unreachable under Ignore, one under Fail), a registration file and a shadow set (--shadow-admission-config), sent requests on /validate and /mutate so that
 // each family has series, and scraped. Expressions are parsed with the Prometheus project's PromQL grammar
 // (@prometheus-io/lezer-promql); histogram selectors end in _bucket/_sum/_count.
 import { after, before, test } from 'node:test';
@@ -14,7 +14,7 @@ import { run } from '../cli/helpers.js';
 import { post, root, spawnDaemon, stop, waitFor } from '../e2e/helpers.js';
 import type { Daemon } from '../e2e/helpers.js';
 import { tempDir } from '../helpers/fs.js';
-import { parseMetrics } from '../reload/helpers.js';
+import { parseMetrics, waitFor as poll } from '../reload/helpers.js';
 import { allow, configMapRequest, configurationYAML, patchReply, startWebhookServer, testPKI } from '../webhook/helpers.js';
 import type { WebhookServer } from '../webhook/helpers.js';
 
@@ -136,17 +136,26 @@ before(async () => {
 kind: AdmissionConfiguration
 plugins:
 ${plugin('ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyConfiguration', 'policies')}${plugin('MutatingAdmissionPolicy', 'MutatingAdmissionPolicyConfiguration', 'mutating-policies')}${plugin('ValidatingAdmissionWebhook', 'WebhookAdmissionConfiguration', 'validating')}${plugin('MutatingAdmissionWebhook', 'WebhookAdmissionConfiguration', 'mutating')}`);
+  // the candidate: the dev policies, no mutating policy (so /mutate differs)
+  mkdirSync(join(dir, 'shadow-policies'));
+  for (const f of ['deny-privileged.yaml', 'protect-configmaps.yaml']) copyFileSync(join(root, 'testdata/dev/policies', f), join(dir, 'shadow-policies', f));
+  const shadowConfig = join(dir, 'shadow-config.yaml');
+  writeFileSync(shadowConfig, `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+${plugin('ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyConfiguration', 'shadow-policies')}`);
   writeFileSync(join(dir, 'ca.crt'), ca.certPEM);
   const registration = await run(['registration', '--admission-config', config, '--ca-file', join(dir, 'ca.crt')]);
   assert.equal(registration.code, 0, registration.err);
   writeFileSync(join(dir, 'registration.yaml'), registration.out);
 
   const d = spawnDaemon(['serve', '--dev', '--admission-config', config, '--secure-port', '0', '--health-bind-address', '127.0.0.1:0',
-    '--workers', '1', '--registration-file', join(dir, 'registration.yaml')]);
+    '--workers', '1', '--registration-file', join(dir, 'registration.yaml'), '--shadow-admission-config', shadowConfig]);
   daemon = d;
   const health = await waitFor('the health URL', () => /"Serving health and metrics".*? url="([^"]+)"/.exec(d.stderr())?.[1], d);
   const admission = await waitFor('the admission URL', () => /"Serving admission webhooks".*? url="(https:[^"]+)"/.exec(d.stderr())?.[1], d);
   const daemonCA = readFileSync(await waitFor('the dev CA', () => /its CA is (\S+)/.exec(d.stdout())?.[1], d), 'utf8');
+  await poll('the shadow set', async () => (await fetch(`${health}/readyz/shadow-manifests-loaded`)).status === 200, 20_000, 50);
   const review = (request: unknown): string => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
   const answers = [
     await post(`${admission}/validate`, daemonCA, readFileSync(join(root, 'testdata/dev/requests/privileged-pod.json'))),
@@ -155,7 +164,12 @@ ${plugin('ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyConfiguration', 
     await post(`${admission}/mutate`, daemonCA, readFileSync(join(root, 'testdata/dev/requests/configmap.json'))),
   ];
   for (const a of answers) assert.equal(a.status, 200, a.body);
-  scrape = await (await fetch(`${health}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+  // the shadow set decides after the answers went out: scrape once it has decided all four
+  scrape = await poll('the shadow decisions', async () => {
+    const text = await (await fetch(`${health}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const decided = parseMetrics(text).filter((s) => s.name === 'static_admissiond_shadow_requests_total').reduce((n, s) => n + s.value, 0);
+    return decided >= answers.length ? text : undefined;
+  }, 20_000, 50);
 });
 
 after(async () => {
@@ -174,6 +188,9 @@ test('the requests produced the series the alerts are about', () => {
   assert.ok(has('apiserver_mutating_admission_policy_check_total', { policy: 'default-team-label.static.k8s.io' }), 'mutating policy check');
   assert.ok(has('apiserver_manifest_admission_config_controller_last_config_info', { plugin: 'ValidatingAdmissionPolicy' }), 'config info');
   assert.ok(has('static_admissiond_registration_uncovered_objects', { plugin: 'ValidatingAdmissionPolicy' }), 'registration drift gauge');
+  assert.ok(has('static_admissiond_shadow_decisions_total', { policy: 'deny-privileged.static.k8s.io', enforced: 'deny', shadow: 'deny' }), 'shadow decisions');
+  assert.ok(has('static_admissiond_shadow_decisions_total', { policy: 'default-team-label.static.k8s.io', enforced: 'allow', shadow: 'absent' }), 'shadow difference');
+  assert.ok(has('static_admissiond_shadow_reloads_total', { plugin: 'ValidatingAdmissionPolicy', status: 'success' }), 'shadow loads');
 });
 
 for (const [what, list] of [['alert rules', ruleSelectors], ['Grafana dashboard', dashboardSelectors]] as const) {

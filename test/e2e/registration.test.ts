@@ -55,7 +55,7 @@ describe('registration drift and --write-registration', () => {
     const ca = await createCertificateAuthority('drift test');
     const caFile = join(tmp.dir, 'ca.crt');
     writeFileSync(caFile, ca.certPEM);
-    const printed = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api']);
+    const printed = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api', '--kube-version', '1.30']);
     assert.equal(printed.code, 0, printed.err);
     registrationFile = join(tmp.dir, 'registration.yaml');
     writeFileSync(registrationFile, printed.out);
@@ -117,7 +117,7 @@ describe('registration drift and --write-registration', () => {
 
     // the new registration, applied, brings the gauge back to 0
     rmSync(join(dir, 'broken.yaml'));
-    const again = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api']);
+    const again = await run(['registration', '--admission-config', config, '--ca-file', caFile, '--format', 'api', '--kube-version', '1.30']);
     writeAtomically(registrationFile, again.out);
     writeAtomically(join(dir, 'touch.yaml'), '# a change, so the daemon reloads and checks again\n');
     for (const deadline = Date.now() + 15_000; ; ) {

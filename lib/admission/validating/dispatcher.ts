@@ -165,7 +165,8 @@ export class EvaluationRequest {
   }
 }
 
-function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
+/** Whether two invocation targets are the same kind, resource and subresource. */
+export function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
   return a.subResource === b.subResource &&
     a.kind.group === b.kind.group && a.kind.version === b.kind.version && a.kind.kind === b.kind.kind &&
     a.resource.group === b.resource.group && a.resource.version === b.resource.version && a.resource.resource === b.resource.resource;
