@@ -128,6 +128,14 @@ table('undeclared names: only what each environment declares', [
   { expression: 'namespaceObject == null', expect: 'bool', environment: 'webhookMatchCondition', source: 'k8s plugin/cel/compile.go createEnvForOpts: namespaceObject always declared', type: 'bool' },
 ]);
 
+const FORMAT = 'cel-go ext/formatting.go stringFormatValidator (ext.Strings v1–v3)';
+table('format: literal format calls checked after type-checking', [
+  { expression: "'%d'.format(['a'])", source: FORMAT, error: at('1:14', 'error during formatting: decimal clause can only be used on integers, was given string') },
+  { expression: "'%s'.format(['a', 'b'])", source: FORMAT, error: at('1:12', 'too many arguments supplied to string.format (expected 1, got 2)') },
+  { expression: "'%q'.format([1])", source: FORMAT, error: at('1:12', 'could not parse formatting clause: unrecognized formatting clause "q"') },
+  { expression: "'%s'.format([quantity('1')])", source: FORMAT, error: at('1:22', 'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given kubernetes.Quantity') },
+]);
+
 table('messages: types spelled as cel-go FormatCELType / Type.String()', [
   { expression: "type(1) == 'int'", source: 'cel-go checker/format.go FormatCELType: type(int)', error: overload('1:9', '_==_', '(type(int), string)') },
   { expression: 'type(request) == 1', source: 'cel-go checker/format.go FormatCELType', error: overload('1:15', '_==_', '(type(kubernetes.AdmissionRequest), int)') },

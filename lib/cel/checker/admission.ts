@@ -70,6 +70,7 @@ export function standaloneCheckEnvironment(variables: Readonly<Record<string, st
     functions: functionTable({ stringsVersion: Number.POSITIVE_INFINITY, jsonPatch: true }),
     identifiers,
     homogeneousLiterals: false,
+    formatValidation: false,
     structFields: (name) => KUBERNETES_STRUCTS.get(name),
   };
 }
@@ -86,6 +87,7 @@ export function admissionEnvironment(request: CompileRequest): CheckEnvironment 
     functions: functionTable(profileOf(kind)),
     identifiers,
     homogeneousLiterals: true,
+    formatValidation: true,
     structFields(name: string): StructFields | undefined {
       if (name === VARIABLES_TYPE_NAME) return variables;
       if (mutating && (name === OBJECT_TYPE || name.startsWith(`${OBJECT_TYPE}.`))) return 'dynamic';

@@ -11,6 +11,8 @@ import { CONSTRUCT_FUNCTION } from '../objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from '../runtime/planner.js';
 import { anchorOf, findToken } from '../tokens.js';
 import type { CheckEnvironment } from './environment.js';
+import { validateFormatCalls } from './format.js';
+import type { FormatCall } from './format.js';
 import { validateLiterals } from './literals.js';
 import type { AggregateLiteral, LiteralEntry } from './literals.js';
 import { checkMacro } from './macros.js';
@@ -117,6 +119,9 @@ class Checker implements MacroHost {
   readonly issues: Issue[] = [];
   private mappings = new Mapping();
   private readonly literals: AggregateLiteral[] = [];
+  private readonly formatCalls: FormatCall[] = [];
+  /** every node's type as checked, for the validators */
+  private readonly nodeTypes = new Map<EngineNode, Type>();
   private exemptDepth = 0;
   private freeVars = 0;
   private scope: Scope | undefined;
@@ -165,6 +170,12 @@ class Checker implements MacroHost {
   }
 
   check(node: EngineNode): Type {
+    const type = this.checkNode(node);
+    this.nodeTypes.set(node, type);
+    return type;
+  }
+
+  private checkNode(node: EngineNode): Type {
     switch (node.op) {
       case 'value':
         return literalType(node.args);
@@ -302,6 +313,10 @@ class Checker implements MacroHost {
     }
     const targetType = this.check(target);
     const types = args.map((a) => this.check(a));
+    const [list] = args;
+    if (name === 'format' && target.op === 'value' && typeof target.args === 'string' && args.length === 1 && list?.op === 'list') {
+      this.formatCalls.push({ call: node, template: target.args, elements: list.args as EngineNode[] });
+    }
     const fn = this.env.functions.get(name);
     if (fn === undefined) return this.report(this.anchor(node), undeclared(name));
     return this.resolveDecl(fn, [targetType, ...types], true, this.anchor(node));
@@ -422,9 +437,13 @@ class Checker implements MacroHost {
     return type;
   }
 
-  /** The homogeneous-literal validator over the literals seen, with their final types. */
-  validateLiterals(): Issue[] {
-    return validateLiterals(this.literals, (t) => substitute(this.mappings, t, true), (n) => this.anchor(n));
+  /** cel-go's AST validators over what was checked: homogeneous literals and literal format calls, as enabled. */
+  validate(): Issue[] {
+    const final = (t: Type): Type => substitute(this.mappings, t, true);
+    const anchor = (n: EngineNode): number => this.anchor(n);
+    const issues = this.env.homogeneousLiterals ? validateLiterals(this.literals, final, anchor) : [];
+    if (this.env.formatValidation) issues.push(...validateFormatCalls(this.formatCalls, { typeOf: (n) => final(this.nodeTypes.get(n) ?? DYN), anchor }));
+    return issues;
   }
 
   substitute(t: Type, paramToDyn: boolean): Type {
@@ -449,7 +468,6 @@ export function checkExpression(root: EngineNode, source: string, env: CheckEnvi
   const checker = new Checker(source, env);
   const outputType = checker.finish(root);
   if (checker.issues.length > 0) return { issues: checker.issues, fromValidators: false, outputType };
-  if (!env.homogeneousLiterals) return { issues: [], fromValidators: true, outputType };
-  return { issues: checker.validateLiterals(), fromValidators: true, outputType };
+  return { issues: checker.validate(), fromValidators: true, outputType };
 }
 

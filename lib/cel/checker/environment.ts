@@ -53,6 +53,8 @@ export interface CheckEnvironment {
   structFields(name: string): StructFields | undefined;
   /** cel.HomogeneousAggregateLiterals (Kubernetes' base environment): the literal validator runs after checking */
   readonly homogeneousLiterals: boolean;
+  /** ext.Strings' format validator (versions 1 to 3, Kubernetes' 2): literal format calls checked after checking */
+  readonly formatValidation: boolean;
 }
 
 const fields = (entries: Record<string, string>): ReadonlyMap<string, Type> => new Map(Object.entries(entries).map(([k, v]) => [k, parseType(v)]));
