@@ -3,7 +3,7 @@
 // parse with @marcbachmann/cel-js and adjust its AST (fixups.ts); check declarations (references.ts) and types
 // (checker/: cel-go v0.26.0's checker with its declarations and Kubernetes' libraries, the request's variables
 // typed as composition.go types them), reported together; cel-go's AST validators (homogeneous aggregate
-// literals in the checker, literal arguments in validators.ts); the result type the field requires, compared
+// literals and literal format calls in the checker, literal arguments in validators.ts); the result type the field requires, compared
 // exactly as compile.go does (`must evaluate to bool but got dyn`); plan the evaluation (runtime/planner.ts:
 // lib/cel's own evaluator with cel-go's semantics, cost budget and deadline). Errors read like upstream's.
 // Results are cached by (environment, expected type, declarations, variable names and types when used,
@@ -14,8 +14,6 @@
 // - a syntax error reports the engine parser's first error only (cel-go/ANTLR may list several), phrased like
 //   ANTLR for the common cases (`mismatched input '<EOF>' expecting {…}`, `extraneous input 'x' expecting
 //   <EOF>`, `token recognition error at: '@'`) and as `Syntax error: <engine text>` otherwise;
-// - type errors inside macros are anchored at the macro call where cel-go's expansion helpers may anchor them
-//   elsewhere (`_?_:_` of exists_one/filter/map with a non-bool predicate);
 // - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
 //   parse in the engine; rewrite.ts turns it into a call the checker types as the message type (errors still
 //   point into the original text);
