@@ -33,7 +33,10 @@ function rootType(name: string): Type {
 }
 
 /** The fields of `variables`: every variable declared so far, typed by its output type. */
+const NO_FIELDS: ReadonlyMap<string, Type> = new Map();
+
 function variableFields(request: CompileRequest): ReadonlyMap<string, Type> {
+  if ((request.variableNames ?? []).length === 0) return NO_FIELDS;
   const fields = new Map<string, Type>();
   for (const name of request.variableNames ?? []) {
     const spelled = request.variableTypes?.[name];
@@ -75,12 +78,25 @@ export function standaloneCheckEnvironment(variables: Readonly<Record<string, st
   };
 }
 
+const identifiersByDeclarations = new Map<string, ReadonlyMap<string, Type>>();
+
+/** The type names and root variables of an environment, built once per environment and exclusions. */
+function rootIdentifiers(kind: CelEnvironment, excluded: ReadonlySet<string>): ReadonlyMap<string, Type> {
+  const key = `${kind}\u0000${[...excluded].join(',')}`;
+  let identifiers = identifiersByDeclarations.get(key);
+  if (identifiers === undefined) {
+    const built = typeIdentifiers();
+    for (const name of DECLARATIONS[kind].variables) if (!excluded.has(name)) built.set(name, rootType(name));
+    identifiers = built;
+    identifiersByDeclarations.set(key, identifiers);
+  }
+  return identifiers;
+}
+
 /** The checker environment of a compile request. */
 export function admissionEnvironment(request: CompileRequest): CheckEnvironment {
   const kind: CelEnvironment = request.environment;
-  const excluded = excludedRoots(request);
-  const identifiers = typeIdentifiers();
-  for (const name of DECLARATIONS[kind].variables) if (!excluded.has(name)) identifiers.set(name, rootType(name));
+  const identifiers = rootIdentifiers(kind, excludedRoots(request));
   const variables = variableFields(request);
   const mutating = kind === 'mutatingPolicy';
   return {

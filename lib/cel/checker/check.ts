@@ -82,6 +82,25 @@ export interface CheckResult {
   readonly outputType: Type;
 }
 
+/** The first segments of the dotted names in a table (`net` of `net.IP`, `optional` of `optional.of`). */
+const dottedRoots = new WeakMap<ReadonlyMap<string, unknown>, ReadonlySet<string>>();
+
+function rootsOf(names: ReadonlyMap<string, unknown>): ReadonlySet<string> {
+  let roots = dottedRoots.get(names);
+  if (roots === undefined) {
+    roots = new Set([...names.keys()].filter((n) => n.includes('.')).map((n) => n.slice(0, n.indexOf('.'))));
+    dottedRoots.set(names, roots);
+  }
+  return roots;
+}
+
+/** The identifier a chain of selections starts from (`a` of `a.b.c`), if it is one. */
+function rootIdent(node: EngineNode): string | undefined {
+  let n = node;
+  while (n.op === '.') n = (n.args as [EngineNode, string])[0];
+  return n.op === 'id' ? (n.args as string) : undefined;
+}
+
 /** `a.b.c` as a qualified name, if the node is a chain of selections on an identifier. */
 function qualifiedName(node: EngineNode): string | undefined {
   if (node.op === 'id') return node.args as string;
@@ -120,7 +139,7 @@ class Checker implements MacroHost {
   private mappings = new Mapping();
   private readonly literals: AggregateLiteral[] = [];
   private readonly formatCalls: FormatCall[] = [];
-  /** every node's type as checked, for the validators */
+  /** the types of the nodes under a format() call, for the format validator */
   private readonly nodeTypes = new Map<EngineNode, Type>();
   private exemptDepth = 0;
   private freeVars = 0;
@@ -171,7 +190,8 @@ class Checker implements MacroHost {
 
   check(node: EngineNode): Type {
     const type = this.checkNode(node);
-    this.nodeTypes.set(node, type);
+    // only the format validator reads them, for what a format() call holds
+    if (this.exemptDepth > 0) this.nodeTypes.set(node, type);
     return type;
   }
 
@@ -222,9 +242,10 @@ class Checker implements MacroHost {
 
   private checkSelect(node: EngineNode): Type {
     const [operand, field] = node.args as [EngineNode, string];
-    if (node.op === '.') {
+    const root = node.op === '.' ? rootIdent(node) : undefined;
+    if (root !== undefined && rootsOf(this.env.identifiers).has(root) && this.lookupScoped(root) === undefined) {
       const qualified = qualifiedName(node);
-      if (qualified !== undefined && this.lookupScoped(qualified.slice(0, qualified.indexOf('.'))) === undefined) {
+      if (qualified !== undefined) {
         const t = this.env.identifiers.get(qualified);
         if (t !== undefined) return t;
       }
@@ -303,7 +324,8 @@ class Checker implements MacroHost {
     const [name, target, args] = node.args as [string, EngineNode, EngineNode[]];
     const macro = checkMacro(this, node, name, target, args);
     if (macro !== undefined) return macro;
-    const prefix = qualifiedName(target);
+    const root = rootIdent(target);
+    const prefix = root !== undefined && rootsOf(this.env.functions).has(root) ? qualifiedName(target) : undefined;
     if (prefix !== undefined) {
       const fn = this.env.functions.get(`${prefix}.${name}`);
       if (fn !== undefined && (target.op !== 'id' || this.lookupScoped(prefix) === undefined)) {

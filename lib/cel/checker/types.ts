@@ -61,13 +61,13 @@ export function typeOf(value: Type): Type {
   return { kind: 'type', name: 'type', params: [value] };
 }
 export function structType(name: string): Type {
-  return simple('struct', name);
+  return { kind: 'struct', name, params: [] };
 }
 export function opaqueType(name: string, ...params: Type[]): Type {
   return { kind: 'opaque', name, params };
 }
 export function typeParam(name: string): Type {
-  return simple('param', name);
+  return { kind: 'param', name, params: [] };
 }
 
 /** The kinds whose types carry no parameters and are assignable only to themselves (no wrappers are declared). */
@@ -106,20 +106,34 @@ export function typeString(t: Type): string {
   return `${t.name}(${t.params.map(typeString).join(', ')})`;
 }
 
-/** Type-parameter substitutions, keyed by parameter name (cel-go checker/mapping.go). */
+/**
+ * Type-parameter substitutions, keyed by parameter name (cel-go checker/mapping.go). A trial (`trial()`) records
+ * its additions on top of its base without copying it; `settle()` gives the base back when the trial added
+ * nothing, so most overload attempts copy nothing.
+ */
 export class Mapping {
-  private readonly map: Map<string, Type>;
-  constructor(from?: Mapping) {
-    this.map = new Map(from?.map);
-  }
+  private own: Map<string, Type> | undefined;
+  constructor(private readonly base?: Mapping) {}
   find(t: Type): Type | undefined {
-    return t.kind === 'param' ? this.map.get(t.name) : undefined;
+    if (t.kind !== 'param') return undefined;
+    return this.own?.get(t.name) ?? this.base?.find(t);
   }
   add(param: Type, to: Type): void {
-    this.map.set(param.name, to);
+    (this.own ??= new Map()).set(param.name, to);
   }
-  copy(): Mapping {
+  trial(): Mapping {
     return new Mapping(this);
+  }
+  /** A flat mapping equal to this trial's view: its base when nothing was added. */
+  settle(): Mapping {
+    if (this.own === undefined) return this.base ?? this;
+    const flat = new Mapping();
+    flat.own = new Map(this.base?.entries());
+    for (const [k, v] of this.own) flat.own.set(k, v);
+    return flat;
+  }
+  private entries(): Iterable<[string, Type]> {
+    return this.own ?? [];
   }
 }
 
@@ -219,13 +233,13 @@ function internalIsAssignableList(m: Mapping, l1: readonly Type[], l2: readonly 
 
 /** A copy of m extended so that t1 is assignable to t2, or undefined. */
 export function isAssignable(m: Mapping, t1: Type, t2: Type): Mapping | undefined {
-  const copy = m.copy();
-  return internalIsAssignable(copy, t1, t2) ? copy : undefined;
+  const trial = m.trial();
+  return internalIsAssignable(trial, t1, t2) ? trial.settle() : undefined;
 }
 
 export function isAssignableList(m: Mapping, l1: readonly Type[], l2: readonly Type[]): Mapping | undefined {
-  const copy = m.copy();
-  return internalIsAssignableList(copy, l1, l2) ? copy : undefined;
+  const trial = m.trial();
+  return internalIsAssignableList(trial, l1, l2) ? trial.settle() : undefined;
 }
 
 /** Replaces bound type parameters; unbound ones become dyn when `paramToDyn` (checker/types.go substitute). */
