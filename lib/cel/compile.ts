@@ -1,37 +1,32 @@
 // compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression).
-// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts); parse with @marcbachmann/cel-js and adjust its AST
-// (fixups.ts); check declarations (references.ts); type-check with the engine (declarations of every library in
-// library.ts / kubernetes.ts); check aggregate literals and literal arguments (cel-go's AST validators); check
-// the result type the field requires; plan the evaluation (runtime/planner.ts: lib/cel's own evaluator with
-// cel-go's semantics, cost budget and deadline). Errors read like upstream's. Results are cached by
-// (environment, expected type, variable names when used, expression), so identical expressions share one
-// compiled program. docs/adr/0001-cel-engine.md explains the split between engine and lib/cel.
+// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts);
+// parse with @marcbachmann/cel-js and adjust its AST (fixups.ts); check declarations (references.ts) and types
+// (checker/: cel-go v0.26.0's checker with its declarations and Kubernetes' libraries, the request's variables
+// typed as composition.go types them), reported together; cel-go's AST validators (homogeneous aggregate
+// literals and literal format calls in the checker, literal arguments in validators.ts); the result type the field requires, compared
+// exactly as compile.go does (`must evaluate to bool but got dyn`); plan the evaluation (runtime/planner.ts:
+// lib/cel's own evaluator with cel-go's semantics, cost budget and deadline). Errors read like upstream's.
+// Results are cached by (environment, expected type, declarations, variable names and types when used,
+// expression), so identical expressions share one compiled program. docs/adr/0001-cel-engine.md explains the
+// split between engine and lib/cel.
 //
 // Known differences from upstream (cel-go) that this layer cannot close:
 // - a syntax error reports the engine parser's first error only (cel-go/ANTLR may list several), phrased like
 //   ANTLR for the common cases (`mismatched input '<EOF>' expecting {…}`, `extraneous input 'x' expecting
 //   <EOF>`, `token recognition error at: '@'`) and as `Syntax error: <engine text>` otherwise;
-// - after declaration errors (all reported, as cel-go does) type errors are not looked for, and of type errors
-//   only the engine's first is reported; uncommon ones keep the engine's wording;
-// - `variables.<name>` and the leaf fields of request/namespaceObject are dyn here (upstream types variables by
-//   their expressions' output type and request fields by BuildRequestType), so fewer type errors are found;
-// - a dyn result passes the `expect` check (upstream compares exactly, so `object.spec.paused` is rejected as
-//   `must evaluate to bool but got dyn` there), by this module's contract; likewise a JSONPatch mutation may
-//   evaluate to any list of maps and an ApplyConfiguration to any map, not only to constructed ones;
-// - `variables['x']` / `request['name']` index forms are not checked against the declared fields;
 // - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
-//   parse in the engine; rewrite.ts turns it into a map-building call first (errors still point into the original
-//   text). The engine then types a construction as map(string, dyn) wherever it flows, so only its static type at
-//   the root (and in list literals) is the message type; JSONPatch and Object types are declared for every
-//   expression of the mutatingPolicy environment (upstream: only for mutations), and of their fields only
-//   JSONPatch's op/path/from are typed (upstream's Object types are dynamic too);
+//   parse in the engine; rewrite.ts turns it into a call the checker types as the message type (errors still
+//   point into the original text);
 // - engine faults, if any remain, come back as InternalError `unexpected compilation error: …`.
 
-import { isDyn, typeString } from './cel-types.js';
-import type { CelType } from './cel-types.js';
-import { checkConstructionFields, JSON_PATCH_TYPE, OBJECT_TYPE, staticResultType, undeclaredConstructions } from './construction.js';
+import { undeclaredConstructions } from './construction.js';
+import { JSON_PATCH_TYPE, OBJECT_TYPE } from './checker/environment.js';
+import { admissionEnvironment, excludedRoots, standaloneCheckEnvironment } from './checker/admission.js';
+import { checkExpression } from './checker/check.js';
+import { BOOL, isExactType, listOf, NULL, STRING, structType, typeString as checkedTypeString } from './checker/types.js';
+import type { Type as CheckedType } from './checker/types.js';
 import { AUTHORIZER_VARIABLES, DECLARATIONS, qualifiedVariables } from './declarations.js';
-import { asEngineError, engineFor, functionNames, parseProgram, standaloneEnvironment } from './engine.js';
+import { asEngineError, parseProgram, standaloneEnvironment } from './engine.js';
 import { fixAst } from './fixups.js';
 import { checkLiteralArguments } from './validators.js';
 import { construct, CONSTRUCT_FUNCTION } from './objects.js';
@@ -44,12 +39,11 @@ import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
 import type { Issue } from './issues.js';
 import { lex } from './lexer.js';
-import { checkAggregateLiterals } from './literals.js';
 import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
 import { afterParse, beforeParse } from './syntax.js';
 import type { RewrittenExpression } from './rewrite.js';
-import { translateParseError, translateTypeError } from './translate.js';
+import { translateParseError } from './translate.js';
 import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, EvaluationOptions, ExpectedResult } from './types.js';
 import { toCelValue } from './values.js';
 
@@ -61,25 +55,15 @@ export const COMPILE_CACHE_LIMIT = 10_000;
 
 const cache = new Map<string, CompileResult>();
 
-/** cel-go `Type.String()` spellings of what each expected result accepts (compile.go ReturnTypes). */
-const ACCEPTED: Readonly<Record<Exclude<ExpectedResult, 'jsonPatch' | 'applyConfiguration'>, readonly string[]>> = {
-  bool: ['bool'],
-  string: ['string'],
-  stringOrNull: ['string', 'null_type'],
+/** ReturnTypes of each expected result (compile.go and the condition/mutation compilers); empty: any type. */
+const RETURN_TYPES: Readonly<Record<ExpectedResult, readonly CheckedType[]>> = {
+  bool: [BOOL],
+  string: [STRING],
+  stringOrNull: [STRING, NULL],
   any: [],
+  jsonPatch: [listOf(structType(JSON_PATCH_TYPE))],
+  applyConfiguration: [structType(OBJECT_TYPE)],
 };
-
-/** JSONPatchCondition.ReturnTypes: list(JSONPatch); the engine's view of it, a list of maps, passes too. */
-function isJsonPatchList(type: CelType): boolean {
-  if (type.name !== 'list') return false;
-  const element = type.params[0];
-  return element === undefined || isDyn(element) || element.name === JSON_PATCH_TYPE || element.name === 'map';
-}
-
-/** ApplyConfigurationCondition.ReturnTypes: Object; the engine's view of it, a map, passes too. */
-function isApplyConfiguration(type: CelType): boolean {
-  return type.name === OBJECT_TYPE || type.name === 'map';
-}
 
 const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -95,18 +79,18 @@ function internal(error: unknown): CompileResult {
   return { ok: false, message: `unexpected compilation error: ${reason}`, errorType: 'InternalError' };
 }
 
-/** compile.go: `must evaluate to <type> but got <type>` / `must evaluate to one of [<types>] but got <type>`. */
-function resultTypeError(type: CelType, expect: ExpectedResult): string | undefined {
-  if (isDyn(type)) return undefined;
-  const got = typeString(type);
-  if (expect === 'jsonPatch') return isJsonPatchList(type) ? undefined : `must evaluate to list(${JSON_PATCH_TYPE}) but got ${got}`;
-  if (expect === 'applyConfiguration') return isApplyConfiguration(type) ? undefined : `must evaluate to ${OBJECT_TYPE} but got ${got}`;
-  const accepted = ACCEPTED[expect];
-  if (accepted.length === 0) return undefined;
-  if (accepted.includes(got)) return undefined;
+/**
+ * compile.go: `ast.OutputType().IsExactType(returnType)` for one of the field's return types, else
+ * `must evaluate to <type> but got <type>` / `must evaluate to one of [<types>] but got <type>`. A dyn result does
+ * not pass.
+ */
+function resultTypeError(type: CheckedType, expect: ExpectedResult): string | undefined {
+  const accepted = RETURN_TYPES[expect];
+  if (accepted.length === 0 || accepted.some((t) => isExactType(type, t))) return undefined;
+  const got = checkedTypeString(type);
   return accepted.length === 1
-    ? `must evaluate to ${accepted[0]} but got ${got}`
-    : `must evaluate to one of [${accepted.join(' ')}] but got ${got}`;
+    ? `must evaluate to ${checkedTypeString(accepted[0]!)} but got ${got}`
+    : `must evaluate to one of [${accepted.map(checkedTypeString).join(' ')}] but got ${got}`;
 }
 
 const NO_CONSTRUCTIONS: readonly Construction[] = Object.freeze([]);
@@ -189,7 +173,7 @@ function originalParseError(error: EngineError, rewritten: RewrittenExpression, 
 }
 
 function compileUncached(request: CompileRequest): CompileResult {
-  const { expression, environment, variableNames } = request;
+  const { expression, environment } = request;
   if (expression.trim().length === 0) return { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' };
 
   // cel-go's parser limits, and unary runs reduced (same offsets as the expression)
@@ -217,37 +201,28 @@ function compileUncached(request: CompileRequest): CompileResult {
   }
   if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
 
-  const references = checkReferences(program.ast, source, environment, variableNames, rewritten.isInserted);
+  const references = checkReferences(program.ast, source, environment, rewritten.isInserted, excludedRoots(request));
   const undeclaredTypes = undeclaredConstructions(rewritten.constructions, environment);
-  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
-    // (the construction sites are in original offsets already)
-    return invalid(compilationFailed(expression, [...original(references.issues), ...undeclaredTypes]));
-  }
-
-  let checked: ReturnType<EngineProgram['check']>;
+  let checked: ReturnType<typeof checkExpression>;
   try {
-    checked = program.check();
+    checked = checkExpression(program.ast, source, admissionEnvironment(request));
   } catch (error) {
     return internal(error);
   }
-  if (!checked.valid) {
-    const engineError = asEngineError(checked.error);
-    if (engineError === undefined) return internal(checked.error);
-    return fail([translateTypeError(source, engineError, engineFor(environment).functions)]);
+  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
+    // cel-go reports undeclared names and type errors together; the checker finds the undeclared names too
+    const typeIssues = checked.fromValidators ? [] : checked.issues;
+    const seen = new Set(references.issues.map((i) => `${i.offset}\u0000${i.message}`));
+    const issues = [...references.issues, ...typeIssues.filter((i) => !seen.has(`${i.offset}\u0000${i.message}`))];
+    // (the construction sites are in original offsets already)
+    return invalid(compilationFailed(expression, [...original(issues), ...undeclaredTypes]));
   }
+  if (checked.issues.length > 0 && !checked.fromValidators) return fail(checked.issues);
+  // the AST validators (base.go 1.29: duration, timestamp and regex literals, homogeneous aggregate literals)
+  const validatorIssues = [...checked.issues, ...checkLiteralArguments(program.ast)];
+  if (validatorIssues.length > 0) return fail(validatorIssues);
 
-  const literalIssues = references.hasAggregateLiterals ? checkAggregateLiterals(program.ast, source) : [];
-  if (literalIssues.length > 0) return fail(literalIssues);
-
-  const argumentIssues = checkLiteralArguments(program.ast);
-  if (argumentIssues.length > 0) return fail(argumentIssues);
-
-  if (rewritten.constructions.length > 0) {
-    const fieldIssues = checkConstructionFields(program.ast, source);
-    if (fieldIssues.length > 0) return fail(fieldIssues);
-  }
-
-  const outputType = staticResultType(program.ast);
+  const outputType = checked.outputType;
   const typeError = resultTypeError(outputType, request.expect ?? 'any');
   if (typeError !== undefined) return invalid(typeError);
 
@@ -259,14 +234,17 @@ function compileUncached(request: CompileRequest): CompileResult {
   } catch (error) {
     return internal(error);
   }
-  return { ok: true, compiled: createCompiled(expression, environment, planned, typeString(outputType), constructions, references.usesAuthorizer, references.variables) };
+  return { ok: true, compiled: createCompiled(expression, environment, planned, checkedTypeString(outputType), constructions, references.usesAuthorizer, references.variables) };
 }
 
 function cacheKey(request: CompileRequest): string {
   // Variable names only matter to expressions that mention them; leaving them out otherwise lets policies with
   // different variables share programs.
-  const names = request.expression.includes('variables') ? (request.variableNames ?? []).join('\u0001') : '';
-  return `${request.environment}\u0000${request.expect ?? 'any'}\u0000${names}\u0000${request.expression}`;
+  const names = request.expression.includes('variables')
+    ? (request.variableNames ?? []).map((n) => `${n}:${request.variableTypes?.[n] ?? 'dyn'}`).join('\u0001')
+    : '';
+  const declarations = `${request.params === false ? '' : 'p'}${request.composition === false ? '' : 'v'}`;
+  return `${request.environment}\u0000${request.expect ?? 'any'}\u0000${declarations}\u0000${names}\u0000${request.expression}`;
 }
 
 /**
@@ -350,19 +328,16 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
   }
   let outputType = 'dyn';
   if (request.check !== false) {
-    let checked: ReturnType<EngineProgram['check']>;
+    let checked: ReturnType<typeof checkExpression>;
     try {
-      checked = program.check();
+      checked = checkExpression(program.ast, rewritten.source, standaloneCheckEnvironment(request.variables ?? {}));
     } catch (error) {
       return internal(error);
     }
-    if (!checked.valid) {
-      const engineError = asEngineError(checked.error);
-      if (engineError === undefined) return internal(checked.error);
-      const issue = translateTypeError(rewritten.source, engineError, functionNames(env));
-      return invalid(compilationFailed(expression, [{ offset: rewritten.toOriginal(issue.offset), message: issue.message }]));
+    if (checked.issues.length > 0) {
+      return invalid(compilationFailed(expression, checked.issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }))));
     }
-    outputType = typeString(staticResultType(program.ast));
+    outputType = checkedTypeString(checked.outputType);
   }
   let planned: Plan;
   try {

@@ -1,7 +1,8 @@
 // The engine environments: builds (once, lazily) an @marcbachmann/cel-js Environment per compile environment,
 // with every library's declarations (library.ts), and gives the rest of lib/cel a typed view of the engine's AST
 // and errors, which its .d.ts leaves loose. Options mirror Kubernetes' base CEL environment where the engine has
-// an equivalent. The engine parses and type-checks; lib/cel/runtime evaluates (docs/adr/0001-cel-engine.md).
+// an equivalent. The engine only parses; lib/cel/checker type-checks and lib/cel/runtime evaluates
+// (docs/adr/0001-cel-engine.md).
 
 import { Environment, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import { AUTHORIZER_VARIABLES, DECLARATIONS } from './declarations.js';
@@ -17,8 +18,6 @@ export interface EngineNode {
   /** UTF-16 offset the engine anchors the node at (the field name for `.`, the start otherwise) */
   readonly pos: number;
   readonly range: { readonly start: number; readonly end: number };
-  /** set on every node the type checker visited */
-  readonly checkedType?: { readonly name: string };
 }
 
 /** A parse, type-check or evaluation error thrown or returned by the engine. */
@@ -34,8 +33,6 @@ export interface EngineError {
 
 export interface EngineProgram {
   readonly ast: EngineNode;
-  /** type-checks once; afterwards evaluation skips the checker */
-  check(): { valid: boolean; type?: string; error?: unknown };
   (context: Record<string, unknown>): unknown;
 }
 
@@ -143,16 +140,4 @@ export function standaloneEnvironment(variables: Readonly<Record<string, string>
     standaloneEngines.set(key, env);
   }
   return env;
-}
-
-const standaloneFunctionNames = new WeakMap<Environment, ReadonlySet<string>>();
-
-/** Names of the functions a standalone environment declares (for error messages). */
-export function functionNames(env: Environment): ReadonlySet<string> {
-  let names = standaloneFunctionNames.get(env);
-  if (names === undefined) {
-    names = new Set(env.getDefinitions().functions.map((f) => f.name));
-    standaloneFunctionNames.set(env, names);
-  }
-  return names;
 }

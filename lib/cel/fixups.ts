@@ -1,9 +1,5 @@
-// Adjustments to the engine's AST between parsing and type-checking, where the engine's parser or checker
-// departs from cel-go:
-// - has() accepts any select operand (`has({'a': 1}.a)`), not only selects rooted at an identifier;
-// - empty list and map literals are list(dyn) / map(dyn, dyn), so that macros over them (`[].all(e, e > 0)`)
-//   type-check instead of tripping over an unbound type parameter;
-// - `duration + timestamp` is a timestamp (the engine declares it as a duration);
+// Adjustments to the engine's AST between parsing and type-checking (checker/), where the engine's parser departs
+// from cel-go:
 // - bytes literals are decoded from the source again: the engine encodes non-ASCII characters as Latin-1 and
 //   rejects raw bytes (`br'…'`), where CEL encodes UTF-8;
 // - field names written as quoted identifiers (`` a.`b-c` ``), which the rewrite replaced by placeholders, get
@@ -11,7 +7,6 @@
 
 import { isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
-import type { Checker, CheckerContext, CheckerType } from './library.js';
 import { lex } from './lexer.js';
 import type { Token } from './lexer.js';
 
@@ -31,63 +26,6 @@ export interface FixupContext {
 interface MutableNode extends EngineNode {
   op: string;
   args: unknown;
-  checkedType?: { readonly name: string };
-  readonly meta: { readonly check: CheckFn; readonly evaluate: unknown; readonly macro?: unknown };
-  setMeta(key: string, value: unknown): MutableNode;
-  readonly left?: EngineNode;
-  readonly right?: EngineNode;
-}
-
-type CheckFn = (checker: Checker, node: MutableNode, ctx: CheckerContext) => CheckerType;
-
-const TIMESTAMP = 'google.protobuf.Timestamp';
-const DURATION = 'google.protobuf.Duration';
-
-function notEvaluatedHere(): never {
-  throw new Error('lib/cel evaluates with its own planner, not the engine');
-}
-
-function hasMacro(args: readonly EngineNode[]): unknown {
-  return {
-    args,
-    evaluate: notEvaluatedHere,
-    typeCheck(checker: Checker, _macro: unknown, ctx: CheckerContext): CheckerType {
-      const arg = args[0];
-      if (arg === undefined || args.length !== 1 || arg.op !== '.') {
-        throw checker.createError('invalid_macro_argument', 'has() invalid argument', arg);
-      }
-      checker.check(arg, ctx);
-      return checker.getType('bool');
-    },
-  };
-}
-
-/** A type the engine cannot select from or index (an unbound type parameter): the dyn it stands for. */
-function unboundReplacement(checker: Checker, t: CheckerType): CheckerType | undefined {
-  if (t.kind === 'param') return checker.getType('dyn');
-  if (t.kind === 'optional' && t.valueType?.hasPlaceholderType === true) return checker.registry.getOptionalType(checker.getType('dyn'));
-  return undefined;
-}
-
-/** Field selection and indexing on a value of an unbound type (`optional.none()[0]`) check as on dyn. */
-function accessCheck(original: CheckFn): CheckFn {
-  return (checker, node, ctx) => {
-    const operand = (node.args as [MutableNode])[0];
-    const replacement = unboundReplacement(checker, checker.check(operand, ctx));
-    if (replacement !== undefined) operand.checkedType = replacement as unknown as { name: string };
-    return original(checker, node, ctx);
-  };
-}
-
-const emptyListCheck: CheckFn = (checker) => checker.getType('list');
-const emptyMapCheck: CheckFn = (checker) => checker.getType('map');
-
-function plusCheck(original: CheckFn): CheckFn {
-  return (checker, node, ctx) => {
-    const type = original(checker, node, ctx);
-    if (node.left?.checkedType?.name === DURATION && node.right?.checkedType?.name === TIMESTAMP) return checker.getType(TIMESTAMP);
-    return type;
-  };
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
@@ -161,11 +99,6 @@ class Fixer {
 
   visit(node: MutableNode): void {
     switch (node.op) {
-      case 'call': {
-        const [name, args] = node.args as [string, EngineNode[]];
-        if (name === 'has' && node.meta.macro !== undefined) node.setMeta('macro', hasMacro(args));
-        break;
-      }
       case 'rcall': {
         const [name, target, args] = node.args as [string, MutableNode, MutableNode[]];
         if (BINDING_MACROS.has(name) && (this.ctx.qualifiedVariables?.size ?? 0) > 0) {
@@ -179,28 +112,14 @@ class Fixer {
         }
         break;
       }
-      case 'list':
-        if ((node.args as unknown[]).length === 0) node.setMeta('check', emptyListCheck);
-        break;
-      case 'map':
-        if ((node.args as unknown[]).length === 0) node.setMeta('check', emptyMapCheck);
-        break;
-      case '+':
-        node.setMeta('check', plusCheck(node.meta.check));
-        break;
       case '.':
       case '.?': {
         const args = node.args as [EngineNode, string];
         const real = this.ctx.fieldNames.get(args[1]);
         if (real !== undefined) node.args = [args[0], real];
         if (node.op === '.' && this.qualify(node)) return;
-        node.setMeta('check', accessCheck(node.meta.check));
         break;
       }
-      case '[]':
-      case '[?]':
-        node.setMeta('check', accessCheck(node.meta.check));
-        break;
       case 'value':
         if (node.args instanceof Uint8Array) {
           const token = this.tokenAt(this.ctx.toOriginal(node.range.start) + 1) ?? this.tokenAt(this.ctx.toOriginal(node.range.start));
@@ -229,8 +148,6 @@ class Fixer {
     if (!declared.has(name)) return false;
     node.op = 'id';
     node.args = name;
-    node.setMeta('check', root.meta.check);
-    node.setMeta('evaluate', root.meta.evaluate);
     return true;
   }
 

@@ -1,8 +1,8 @@
-// Declarations the engine's type checker needs for what lib/cel adds to CEL at run time (runtime/*.ts): standard
-// overloads the engine lacks (int(uint), string(timestamp), bytes ordering…), cel-go's strings, optional and sets
-// extensions, the two-variable comprehensions and optMap/optFlatMap (as engine macros, so that their variables are
-// in scope when checking), and the Kubernetes libraries. Only the signatures matter here: evaluation is
-// runtime/planner.ts's, never the engine's.
+// Engine declarations for what lib/cel adds to CEL (runtime/*.ts): standard overloads the engine lacks, cel-go's
+// strings, optional and sets extensions, the two-variable comprehensions and optMap/optFlatMap (as engine macros),
+// and the Kubernetes libraries. Since issue 19 the engine only parses: these declarations give its parser the
+// macros and references.ts the function names; types are checker/'s (cel-go's declarations), evaluation is
+// runtime/planner.ts's.
 
 import { Environment, ParseError, evaluate } from '@marcbachmann/cel-js';
 import { declareKubernetesLibraries } from './kubernetes.js';

@@ -1,10 +1,10 @@
 // The declaration half of cel-go's checker, run over the engine's AST: every identifier must be declared in
-// the environment or bound by an enclosing comprehension (`exists(c, …)`, `cel.bind(x, …)`), every function
-// must exist, and fields of the statically typed variables (request, namespaceObject, variables) must exist.
-// Unlike the engine, which stops at its first error, this reports all of them, as cel-go does.
+// the environment or bound by an enclosing comprehension (`exists(c, …)`, `cel.bind(x, …)`), and every function
+// must exist, the engine's qualified-name forms (`optional.of`, `cel.bind`) understood. compile.ts reports these
+// together with the checker's type errors, as cel-go reports all of them.
 
-import { AUTHORIZER_VARIABLES, DECLARATIONS, fieldSchema, rootSchema } from './declarations.js';
-import type { EnvironmentDeclarations, Schema } from './declarations.js';
+import { checkerFunctionNames } from './checker/admission.js';
+import { AUTHORIZER_VARIABLES, DECLARATIONS } from './declarations.js';
 import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
@@ -20,7 +20,7 @@ interface Scope {
   readonly parent: Scope | undefined;
 }
 
-const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap']);
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap', 'sortBy']);
 /** Two-variable comprehensions (cel-go ext.TwoVarComprehensions, in Kubernetes since 1.33): `name(k, v, …)`. */
 const TWO_VARIABLE_COMPREHENSIONS: ReadonlyMap<string, readonly number[]> = new Map([
   ['all', [3]],
@@ -41,14 +41,27 @@ const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['sets', new Set(['contains', 'equivalent', 'intersects'])],
   ['format', new Set(FORMAT_FUNCTIONS)],
   ['ip', new Set(['isCanonical'])],
+  ['lists', new Set(['range'])],
 ]);
-const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', ...FORMAT_ONLY_FUNCTIONS]);
+const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', 'range', ...FORMAT_ONLY_FUNCTIONS]);
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
 function isBound(scope: Scope | undefined, name: string): boolean {
   for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;
   return false;
+}
+
+const functionsByKind = new Map<CelEnvironment, ReadonlySet<string>>();
+
+/** Function and macro names an environment has: the engine's, and the checker's (ext.Lists, sortBy). */
+function functionsOf(kind: CelEnvironment): ReadonlySet<string> {
+  let names = functionsByKind.get(kind);
+  if (names === undefined) {
+    names = new Set([...engineFor(kind).functions, ...checkerFunctionNames(kind), 'sortBy']);
+    functionsByKind.set(kind, names);
+  }
+  return names;
 }
 
 const declaredByKind = new Map<CelEnvironment, ReadonlySet<string>>();
@@ -65,25 +78,21 @@ function declaredIdentifiers(kind: CelEnvironment): ReadonlySet<string> {
 
 class ReferenceChecker {
   readonly issues: Issue[] = [];
-  /** whether a list or map literal was seen (only then is the literal check worth running) */
-  hasAggregateLiterals = false;
   /** whether `authorizer` or `authorizer.requestResource` is read */
   usesAuthorizer = false;
   /** the declared variables read (object, oldObject, request, namespaceObject, variables, …) */
   readonly variables = new Set<string>();
   private readonly declared: ReadonlySet<string>;
   private readonly functions: ReadonlySet<string>;
-  private readonly decl: EnvironmentDeclarations;
 
   constructor(
     private readonly source: string,
     kind: CelEnvironment,
-    private readonly variableNames: readonly string[] | undefined,
     private readonly isInserted: (offset: number) => boolean,
+    private readonly excluded: ReadonlySet<string>,
   ) {
-    this.decl = DECLARATIONS[kind];
     this.declared = declaredIdentifiers(kind);
-    this.functions = engineFor(kind).functions;
+    this.functions = functionsOf(kind);
   }
 
   private report(offset: number, message: string): void {
@@ -94,72 +103,52 @@ class ReferenceChecker {
     if (!this.functions.has(name) || NAMESPACED_ONLY.has(name)) this.report(parenOffset, undeclaredReference(name));
   }
 
-  /** Checks a node; returns its static shape when it is a (field of a) typed variable. */
-  visit(node: EngineNode, scope: Scope | undefined): Schema | undefined {
+  visit(node: EngineNode, scope: Scope | undefined): void {
     switch (node.op) {
       case 'value':
-        return undefined;
+        return;
       case 'id':
-        return this.visitIdent(node, node.args as string, scope);
+        this.visitIdent(node, node.args as string, scope);
+        return;
       case '.':
-      case '.?': {
-        const [operand, field] = node.args as [EngineNode, string];
-        const shape = this.visit(operand, scope);
-        return this.selectField(shape, field, anchorOf(this.source, node));
-      }
+      case '.?':
+        this.visit((node.args as [EngineNode, string])[0], scope);
+        return;
       case 'call': {
         const [name, args] = node.args as [string, EngineNode[]];
         // A message construction rewritten by rewrite.ts; the same name written by the user stays undeclared.
         if ((name === CONSTRUCT_FUNCTION || name === OPTIONAL_ENTRY_FUNCTION) && this.isInserted(node.pos)) {
           for (const a of args) this.visit(a, scope);
-          return undefined;
+          return;
         }
         this.checkFunction(name, anchorOf(this.source, node));
         for (const a of args) this.visit(a, scope);
-        return undefined;
+        return;
       }
       case 'rcall':
         this.visitMemberCall(node, scope);
-        return undefined;
+        return;
       case 'map':
-        this.hasAggregateLiterals = true;
         for (const [key, value] of node.args as [EngineNode, EngineNode][]) {
           this.visit(key, scope);
           this.visit(value, scope);
         }
-        return undefined;
-      case 'list':
-        this.hasAggregateLiterals = true;
-        for (const child of node.args as EngineNode[]) this.visit(child, scope);
-        return undefined;
+        return;
       default:
-        // Operators: the operand is a node or a list of nodes.
+        // Lists and operators: the operand is a node or a list of nodes.
         if (isEngineNode(node.args)) this.visit(node.args, scope);
         else if (Array.isArray(node.args)) for (const child of node.args as EngineNode[]) this.visit(child, scope);
-        return undefined;
     }
   }
 
-  private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): Schema | undefined {
-    if (isBound(scope, name)) return undefined;
-    if (!this.declared.has(name)) {
+  private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): void {
+    if (isBound(scope, name)) return;
+    if (!this.declared.has(name) || this.excluded.has(name)) {
       this.report(node.pos, undeclaredReference(name));
-      return undefined;
+      return;
     }
     if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) this.usesAuthorizer = true;
     this.variables.add(name);
-    return rootSchema(name, this.variableNames, this.decl);
-  }
-
-  private selectField(shape: Schema | undefined, field: string, dotOffset: number): Schema | undefined {
-    if (shape === undefined) return undefined;
-    if (shape.kind === 'leaf') {
-      if (!shape.selectable) this.report(dotOffset, `type '${shape.type}' does not support field selection`);
-      return undefined;
-    }
-    const fieldShape = fieldSchema(shape, field);
-    if (fieldShape === undefined) this.report(dotOffset, `undefined field '${field}'`);
-    return fieldShape;
   }
 
   private visitMemberCall(node: EngineNode, scope: Scope | undefined): void {
@@ -201,25 +190,26 @@ class ReferenceChecker {
 
 export interface ReferenceCheck {
   readonly issues: readonly Issue[];
-  readonly hasAggregateLiterals: boolean;
   readonly usesAuthorizer: boolean;
   readonly variables: ReadonlySet<string>;
 }
 
 const NOTHING_INSERTED = (): boolean => false;
+const NOTHING_EXCLUDED: ReadonlySet<string> = new Set();
 
 /**
- * Every undeclared identifier, unknown function and undefined typed field in the expression. `isInserted` tells
- * which offsets of `source` were inserted by rewrite.ts (where construction calls are allowed).
+ * Every undeclared identifier and unknown function in the expression. `isInserted` tells
+ * which offsets of `source` were inserted by rewrite.ts (where construction calls are allowed); `excluded` names
+ * root variables this compile leaves undeclared (`params` without a paramKind, `variables` in matchConditions).
  */
 export function checkReferences(
   root: EngineNode,
   source: string,
   kind: CelEnvironment,
-  variableNames: readonly string[] | undefined,
   isInserted: (offset: number) => boolean = NOTHING_INSERTED,
+  excluded: ReadonlySet<string> = NOTHING_EXCLUDED,
 ): ReferenceCheck {
-  const checker = new ReferenceChecker(source, kind, variableNames, isInserted);
+  const checker = new ReferenceChecker(source, kind, isInserted, excluded);
   checker.visit(root, undefined);
   return checker;
 }

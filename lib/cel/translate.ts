@@ -1,15 +1,8 @@
-// Turns the engine's parse and type errors into cel-go's wording and anchors, as far as the engine says enough:
-// operator and call overload failures become `found no matching overload for '_+_' applied to '(int, string)'`,
-// syntax errors get cel-go's `Syntax error: …` prefix and, for the common cases, ANTLR's phrasing. Anything
-// else keeps the engine's own sentence (still placed and rendered like cel-go).
+// Turns the engine's parse errors into cel-go's wording and anchors: cel-go's `Syntax error: …` prefix and, for
+// the common cases, ANTLR's phrasing. (Type errors are the checker's own, in cel-go's words: checker/check.ts.)
 
-import { formatType, parseEngineType } from './cel-types.js';
-import { isEngineNode } from './engine.js';
-import type { EngineError, EngineNode } from './engine.js';
+import type { EngineError } from './engine.js';
 import type { Issue } from './issues.js';
-import { undeclaredReference } from './references.js';
-import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
-import { anchorOf } from './tokens.js';
 
 /** What ANTLR lists after `expecting` where an expression must start (cel-go's grammar). */
 const EXPRESSION_START =
@@ -24,31 +17,6 @@ const TOKEN_TEXT: Readonly<Record<string, string>> = {
   COMMA: "','",
   IDENTIFIER: 'IDENTIFIER',
 };
-
-/** cel-go's overload names for the engine's operators. */
-const OPERATOR_FUNCTIONS: Readonly<Record<string, string>> = {
-  '+': '_+_',
-  '-': '_-_',
-  '*': '_*_',
-  '/': '_/_',
-  '%': '_%_',
-  '==': '_==_',
-  '!=': '_!=_',
-  '<': '_<_',
-  '<=': '_<=_',
-  '>': '_>_',
-  '>=': '_>=_',
-  in: '@in',
-  '&&': '_&&_',
-  '||': '_||_',
-  '!_': '!_',
-  '-_': '-_',
-  '?:': '_?_:_',
-  '[]': '_[_]',
-};
-
-/** The engine's types of the namespace constants qualifying function names (engine.ts NAMESPACES). */
-const NAMESPACE_TYPES = new Set(['OptionalNamespace', 'JsonPatchNamespace', 'StringsNamespace', 'SetsNamespace', 'FormatNamespace', 'IPNamespace']);
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
@@ -90,84 +58,4 @@ export function translateParseError(source: string, error: EngineError): Issue {
     default:
       return { offset: start, message: `Syntax error: ${lowerFirst(summary)}` };
   }
-}
-
-function typeOf(node: unknown): string | undefined {
-  if (!isEngineNode(node) || node.checkedType === undefined) return undefined;
-  return formatType(parseEngineType(node.checkedType.name));
-}
-
-/** `(int, string)` from the checked types of `nodes`, or undefined if one was not checked. */
-function signature(nodes: readonly unknown[]): string | undefined {
-  const types = nodes.map(typeOf);
-  if (types.some((t) => t === undefined)) return undefined;
-  return `(${types.join(', ')})`;
-}
-
-function overloadMessage(node: EngineNode, functions: ReadonlySet<string>): string | undefined {
-  switch (node.op) {
-    case 'call': {
-      const [name, args] = node.args as [string, EngineNode[]];
-      if (name === OPTIONAL_ENTRY_FUNCTION && args[0] !== undefined) {
-        // cel-go checker.go checkCreateList/checkCreateMap on a `?` entry
-        const found = typeOf(args[0]);
-        return found && `expected type 'optional_type(${found})' but found '${found}'`;
-      }
-      if (!functions.has(name)) return undeclaredReference(name);
-      const sig = signature(args);
-      return sig && `found no matching overload for '${name}' applied to '${sig}'`;
-    }
-    case 'rcall': {
-      const [name, target, args] = node.args as [string, EngineNode, EngineNode[]];
-      if (!functions.has(name)) return undeclaredReference(name);
-      const receiver = typeOf(target);
-      const sig = signature(args);
-      // `optional.of(…)`, `jsonpatch.escapeKey(…)`: a qualified function name in cel-go, not a member call.
-      if (target.op === 'id' && receiver !== undefined && NAMESPACE_TYPES.has(receiver)) {
-        return sig && `found no matching overload for '${String(target.args)}.${name}' applied to '${sig}'`;
-      }
-      return receiver && sig && `found no matching overload for '${name}' applied to '${receiver}.${sig}'`;
-    }
-    default: {
-      const fn = OPERATOR_FUNCTIONS[node.op];
-      if (fn === undefined) return undefined;
-      const operands = isEngineNode(node.args) ? [node.args] : (node.args as unknown[]);
-      const sig = signature(operands);
-      return sig && `found no matching overload for '${fn}' applied to '${sig}'`;
-    }
-  }
-}
-
-const OVERLOAD_CODES = new Set([
-  'no_matching_overload',
-  'no_such_overload',
-  'invalid_logical_operand',
-  'incompatible_ternary_branches',
-  'invalid_index_type',
-  'cannot_index_type',
-]);
-
-/** cel-go's rendering of a type-check error the engine reported. */
-export function translateTypeError(source: string, error: EngineError, functions: ReadonlySet<string>): Issue {
-  const node = error.node;
-  const summary = error.summary ?? error.message;
-  if (node === undefined) return { offset: error.range?.start ?? 0, message: summary };
-  const offset = anchorOf(source, node);
-  if (error.code === 'unknown_variable' && node.op === 'id') {
-    return { offset, message: undeclaredReference(node.args as string) };
-  }
-  if (error.code === 'invalid_macro_argument' && summary.startsWith('has()')) {
-    // cel-go parser/macro.go makeHas, anchored at the argument
-    return { offset, message: 'invalid argument to has() macro' };
-  }
-  if (error.code !== undefined && OVERLOAD_CODES.has(error.code)) {
-    const message = overloadMessage(node, functions);
-    if (message) return { offset, message };
-  }
-  if (error.code === 'cannot_index_type' && (node.op === '.' || node.op === '.?')) {
-    const [operand] = node.args as [EngineNode, string];
-    const type = typeOf(operand);
-    if (type !== undefined) return { offset, message: `type '${type}' does not support field selection` };
-  }
-  return { offset, message: summary };
 }

@@ -55,7 +55,17 @@ export interface CompileRequest {
   environment: CelEnvironment;
   /** names of the policy's spec.variables declared so far, usable as `variables.<name>` */
   variableNames?: readonly string[];
-  /** result type the field requires, checked statically as far as the types allow (dyn passes) */
+  /**
+   * The output types of those variables, spelled as CompiledExpression.outputType (cel-go `Type.String()`): each
+   * `variables.<name>` is declared with its type as composition.go declares it. A name left out (a variable that
+   * did not compile) is dyn.
+   */
+  variableTypes?: Readonly<Record<string, string>>;
+  /** false where the environment has no `variables` (a policy's matchConditions); default true */
+  composition?: boolean;
+  /** whether `params` is declared (the policy has a paramKind); default true in the policy environments */
+  params?: boolean;
+  /** result type the field requires, compared exactly as compile.go does (a dyn result does not pass) */
   expect?: ExpectedResult;
 }
 

@@ -50,31 +50,70 @@ function parseSelector(webhookName: string, which: string, selector: LabelSelect
   }
 }
 
+/** How one queued expression is compiled besides its text and result type. */
+interface ExpressionOptions {
+  /** the `variables.*` in scope ([] for none) */
+  readonly variableNames?: readonly string[];
+  /** the entry's name (variables, matchConditions, audit annotation keys) */
+  readonly name?: string;
+  readonly environment?: CelEnvironment;
+  /** a spec.variables entry: its output type types `variables.<name>` for what follows (composition.go AddField) */
+  readonly declaresVariable?: boolean;
+  /** false: `variables` is undeclared (a policy's matchConditions) */
+  readonly composition?: boolean;
+}
+
+/** Declarations shared by every expression of one policy: HasParams, and the variables' output types so far. */
+interface PolicyDeclarations {
+  readonly params: boolean;
+  readonly variableTypes: Record<string, string>;
+}
+
 class ExpressionCompiler {
   readonly compiled: NamedExpression[] = [];
   readonly errors: string[] = [];
-  constructor(private readonly environment: CelEnvironment) {}
+  constructor(
+    private readonly environment: CelEnvironment,
+    private readonly declarations?: PolicyDeclarations,
+  ) {}
 
-  readonly #pending: Array<{ path: string; expression: string; expect: ExpectedResult; variableNames: readonly string[]; name: string | undefined; environment: CelEnvironment }> = [];
+  readonly #pending: Array<{ path: string; expression: string; expect: ExpectedResult; options: ExpressionOptions }> = [];
 
   /** Queues an expression; compileAll() compiles the queue in order. */
-  add(path: string, expression: string | undefined, expect: ExpectedResult, variableNames: readonly string[] = [], name?: string, environment = this.environment): void {
+  add(path: string, expression: string | undefined, expect: ExpectedResult, options: ExpressionOptions = {}): void {
     if (expression === undefined || expression === '') return;
-    this.#pending.push({ path, expression, expect, variableNames, name, environment });
+    this.#pending.push({ path, expression, expect, options });
   }
 
   /** Compiles what was added, pausing after each expression. */
   *compileAll(): Steps<void> {
-    for (const { path, expression, expect, variableNames, name, environment } of this.#pending.splice(0)) {
-      const result = compileExpression({ expression, environment, variableNames, expect });
-      if (result.ok) this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
-      else this.errors.push(`${path}: ${result.message}`);
+    for (const { path, expression, expect, options } of this.#pending.splice(0)) {
+      const { name } = options;
+      const result = compileExpression({
+        expression,
+        environment: options.environment ?? this.environment,
+        variableNames: options.variableNames ?? [],
+        expect,
+        ...(this.declarations === undefined ? {} : { params: this.declarations.params, variableTypes: { ...this.declarations.variableTypes } }),
+        ...(options.composition === undefined ? {} : { composition: options.composition }),
+      });
+      if (result.ok) {
+        this.compiled.push(name === undefined ? { path, compiled: result.compiled } : { path, name, compiled: result.compiled });
+        const outputType = result.compiled.outputType;
+        if (options.declaresVariable === true && name !== undefined && outputType !== undefined && this.declarations !== undefined) {
+          this.declarations.variableTypes[name] = outputType;
+        }
+      } else {
+        this.errors.push(`${path}: ${result.message}`);
+      }
       yield;
     }
   }
 
-  matchConditions(prefix: string, conditions: readonly MatchCondition[] | undefined, variableNames: readonly string[] = []): void {
-    (conditions ?? []).forEach((c, i) => this.add(`${prefix}[${i}].expression`, c.expression, 'bool', variableNames, c.name));
+  matchConditions(prefix: string, conditions: readonly MatchCondition[] | undefined, composition?: boolean): void {
+    (conditions ?? []).forEach((c, i) =>
+      this.add(`${prefix}[${i}].expression`, c.expression, 'bool', { name: c.name, ...(composition === undefined ? {} : { composition }) }),
+    );
   }
 }
 
@@ -111,23 +150,28 @@ function* compileWebhooks(configurations: readonly WebhookConfiguration[]): Step
 }
 
 function* compilePolicy(plugin: PluginName, policy: AdmissionPolicy): Steps<NamedExpression[]> {
-  const cel = new ExpressionCompiler(plugin === 'ValidatingAdmissionPolicy' ? 'validatingPolicy' : 'mutatingPolicy');
   const spec = policy.spec ?? {};
+  // compile.go HasParams: `params` only with a paramKind
+  const cel = new ExpressionCompiler(plugin === 'ValidatingAdmissionPolicy' ? 'validatingPolicy' : 'mutatingPolicy', {
+    params: spec.paramKind !== undefined && spec.paramKind !== null,
+    variableTypes: {},
+  });
   const variableNames: string[] = [];
   (spec.variables ?? []).forEach((v, i) => {
-    cel.add(`spec.variables[${i}].expression`, v.expression, 'any', [...variableNames], v.name);
+    cel.add(`spec.variables[${i}].expression`, v.expression, 'any', { variableNames: [...variableNames], name: v.name, declaresVariable: true });
     if (v.name) variableNames.push(v.name);
   });
-  cel.matchConditions('spec.matchConditions', spec.matchConditions, variableNames);
+  // a policy's matchConditions have no `variables` (upstream: undeclared reference to 'variables')
+  cel.matchConditions('spec.matchConditions', spec.matchConditions, false);
   if (plugin === 'ValidatingAdmissionPolicy') {
     const vap = spec as NonNullable<ValidatingAdmissionPolicy['spec']>;
     (vap.validations ?? []).forEach((v, i) => {
-      cel.add(`spec.validations[${i}].expression`, v.expression, 'bool', variableNames);
+      cel.add(`spec.validations[${i}].expression`, v.expression, 'bool', { variableNames });
       // no `authorizer` in a messageExpression (plugin.go compilePolicy: HasAuthorizer false)
-      cel.add(`spec.validations[${i}].messageExpression`, v.messageExpression, 'string', variableNames, undefined, 'validatingPolicyMessage');
+      cel.add(`spec.validations[${i}].messageExpression`, v.messageExpression, 'string', { variableNames, environment: 'validatingPolicyMessage' });
     });
     (vap.auditAnnotations ?? []).forEach((a, i) => {
-      cel.add(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, 'stringOrNull', variableNames, a.key);
+      cel.add(`spec.auditAnnotations[${i}].valueExpression`, a.valueExpression, 'stringOrNull', { variableNames, name: a.key });
     });
   }
   if (plugin === 'MutatingAdmissionPolicy') {
@@ -136,9 +180,9 @@ function* compilePolicy(plugin: PluginName, policy: AdmissionPolicy): Steps<Name
     const map = spec as NonNullable<MutatingAdmissionPolicy['spec']>;
     (map.mutations ?? []).forEach((m, i) => {
       if (m.patchType === 'JSONPatch') {
-        cel.add(`spec.mutations[${i}].jsonPatch.expression`, m.jsonPatch?.expression, 'jsonPatch', variableNames);
+        cel.add(`spec.mutations[${i}].jsonPatch.expression`, m.jsonPatch?.expression, 'jsonPatch', { variableNames });
       } else if (m.patchType === 'ApplyConfiguration') {
-        cel.add(`spec.mutations[${i}].applyConfiguration.expression`, m.applyConfiguration?.expression, 'applyConfiguration', variableNames);
+        cel.add(`spec.mutations[${i}].applyConfiguration.expression`, m.applyConfiguration?.expression, 'applyConfiguration', { variableNames });
       }
     });
   }

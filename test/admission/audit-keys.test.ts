@@ -68,7 +68,7 @@ spec:
   matchConstraints:
     resourceRules: [{apiGroups: [""], apiVersions: [v1], resources: [configmaps], operations: [CREATE]}]
   validations: [{expression: "true"}]
-  auditAnnotations: [{key: checked-object, valueExpression: "object.metadata.name"}]
+  auditAnnotations: [{key: checked-object, valueExpression: "string(object.metadata.name)"}]
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding

@@ -193,7 +193,7 @@ describe('compileExpression: declarations', () => {
 
   it('rejects unknown functions, global and member, at the call parenthesis', () => {
     assert.equal(failure('isOrdered(object.spec.containers)'), "compilation failed: ERROR: <input>:1:10: undeclared reference to 'isOrdered' (in container '')\n | isOrdered(object.spec.containers)\n | .........^");
-    assert.match(failure("object.metadata.name.reverse() == 'bew'"), /^compilation failed: ERROR: <input>:1:29: undeclared reference to 'reverse' \(in container ''\)\n/);
+    assert.match(failure("object.metadata.name.reversed() == 'bew'"), /^compilation failed: ERROR: <input>:1:30: undeclared reference to 'reversed' \(in container ''\)\n/);
     // Member functions of the engine that Kubernetes CEL does not have are rejected like upstream.
     assert.match(failure('b"abc".hex()'), /undeclared reference to 'hex'/);
   });
@@ -221,9 +221,10 @@ describe('compileExpression: declarations', () => {
     assert.match(failure("'abc'.startsWith(1)"), /found no matching overload for 'startsWith' applied to 'string\.\(int\)'/);
   });
 
-  it('checks homogeneous aggregate literals like Kubernetes (dyn joins with anything)', () => {
+  it('checks homogeneous aggregate literals like Kubernetes (cel-go v0.26 cel/validator.go: dyn is not equivalent to string)', () => {
     assert.match(failure("[1, 'a']"), /<input>:1:5: expected type 'int' but found 'string'/);
-    assert.equal(compiled("[object.metadata.name, 'default']").outputType, 'list(dyn)');
+    assert.match(failure("[object.metadata.name, 'default']"), /<input>:1:24: expected type 'dyn' but found 'string'/);
+    assert.equal(compiled('[object.metadata.name, object.metadata.namespace]').outputType, 'list(dyn)');
   });
 
   it('checks fields of request and namespaceObject against upstream types', () => {
@@ -294,9 +295,11 @@ describe('compileExpression: result types', () => {
     compiled("'x'", 'validatingPolicy', 'stringOrNull');
   });
 
-  it('lets dyn results pass (checked at run time by the caller)', () => {
-    compiled('object.spec.paused', 'validatingPolicy', 'bool');
-    compiled('object.metadata.name', 'validatingPolicy', 'string');
+  it('refuses dyn results: compile.go compares with IsExactType', () => {
+    assert.equal(failure('object.spec.paused', 'validatingPolicy', 'bool'), 'must evaluate to bool but got dyn');
+    assert.equal(failure('object.metadata.name', 'validatingPolicyMessage', 'string'), 'must evaluate to string but got dyn');
+    compiled('object.spec.paused == true', 'validatingPolicy', 'bool');
+    compiled('string(object.metadata.name)', 'validatingPolicyMessage', 'string');
   });
 
   it('accepts anything for any', () => {
@@ -353,9 +356,13 @@ describe('compileExpression: webhook matchConditions environment', () => {
     assert.equal(program.evaluate(activation), true);
   });
 
+  it('declares namespaceObject as compile.go createEnvForOpts does (null at run time for webhooks)', () => {
+    const program = compiled("namespaceObject == null || namespaceObject.metadata.name == 'a'", 'webhookMatchCondition', 'bool');
+    assert.equal(program.evaluate({ ...activation, namespaceObject: null }), true);
+  });
+
   for (const [name, expression] of [
     ['params', "params.x == 'a'"],
-    ['namespaceObject', "namespaceObject.metadata.name == 'a'"],
     ['variables', "variables.x == 'a'"],
   ]) {
     it(`rejects ${name}`, () => {

@@ -422,17 +422,17 @@ describe('compileExpression: errors in and around constructions point into the o
 });
 
 describe('compileExpression: result types of mutations', () => {
-  it('jsonPatch: list(JSONPatch), or what the engine makes of it (a list of maps, dyn)', () => {
+  it('jsonPatch: exactly list(JSONPatch) (compile.go IsExactType)', () => {
     for (const expression of [
       '[JSONPatch{op: "remove", path: "/a"}]',
-      '[]',
-      'object.patches',
-      '[{"op": "remove", "path": "/a"}]',
       'object.spec.containers.map(c, JSONPatch{op: "remove", path: "/a"})',
       'true ? [JSONPatch{op: "remove", path: "/a"}] : []',
     ]) {
       compiled(expression, 'jsonPatch');
     }
+    assert.equal(failure('[]', 'jsonPatch'), 'must evaluate to list(JSONPatch) but got list(dyn)');
+    assert.equal(failure('object.patches', 'jsonPatch'), 'must evaluate to list(JSONPatch) but got dyn');
+    assert.equal(failure('[{"op": "remove", "path": "/a"}]', 'jsonPatch'), 'must evaluate to list(JSONPatch) but got list(map(string, string))');
   });
 
   it('jsonPatch: anything else is rejected with cel-go\'s message', () => {
@@ -444,10 +444,12 @@ describe('compileExpression: result types of mutations', () => {
     assert.equal(failure('{"op": "add"}', 'jsonPatch'), 'must evaluate to list(JSONPatch) but got map(string, string)');
   });
 
-  it('applyConfiguration: Object, or what the engine makes of it (a map, dyn)', () => {
-    for (const expression of ['Object{}', 'Object{spec: Object.spec{replicas: 1}}', '{"spec": {"replicas": 1}}', 'object.spec', 'true ? Object{} : Object{}']) {
+  it('applyConfiguration: exactly Object (compile.go IsExactType)', () => {
+    for (const expression of ['Object{}', 'Object{spec: Object.spec{replicas: 1}}', 'true ? Object{} : Object{}']) {
       compiled(expression, 'applyConfiguration');
     }
+    assert.equal(failure('{"spec": {"replicas": 1}}', 'applyConfiguration'), 'must evaluate to Object but got map(string, map(string, int))');
+    assert.equal(failure('object.spec', 'applyConfiguration'), 'must evaluate to Object but got dyn');
   });
 
   it('applyConfiguration: anything else is rejected with cel-go\'s message', () => {

@@ -75,6 +75,31 @@ describe('library.Lists errors', () => {
   });
 });
 
+holds('ext.Lists version 3 (cel-go ext/lists.go; base.go 1.34)', [
+  '[1, 2, 3, 4].slice(1, 3) == [2, 3]',
+  '[[1], [2, 3]].flatten() == [1, 2, 3]',
+  '[dyn(1), dyn([dyn(2), dyn([3])])].flatten(2) == [1, 2, 3]',
+  '[3, 1, 2].sort() == [1, 2, 3]',
+  "['b', 'a'].sort() == ['a', 'b']",
+  "object.spec.containers.sortBy(c, c.name).map(c, c.name) == ['app', 'sidecar']",
+  "['ccc', 'a', 'bb'].sortBy(s, -s.size()) == ['ccc', 'bb', 'a']",
+  'lists.range(3) == [0, 1, 2]',
+  'lists.range(0) == []',
+  '[1, 2, 3].reverse() == [3, 2, 1]',
+  '[1, 2, 1, 3, 2].distinct() == [1, 2, 3]',
+]);
+
+describe('ext.Lists errors', () => {
+  it('slice bounds, with ext/lists.go texts', () => {
+    assert.equal(evaluationError('[1, 2].slice(2, 1) == []'), 'cannot slice(2, 1), start index must be less than or equal to end index');
+    assert.equal(evaluationError('[1, 2].slice(0, 3) == []'), 'cannot slice(0, 3), list is length 2');
+    assert.equal(evaluationError('[1, 2].slice(-1, 1) == []'), 'cannot slice(-1, 1), negative indexes not supported');
+  });
+  it('sort keys of different types', () => {
+    assert.equal(evaluationError("[dyn(1), dyn('a')].sort() == []"), 'list elements must have the same type');
+  });
+});
+
 holds('library.Regex (RE2 syntax, linear time)', [
   "'abc 123'.find('[0-9]+') == '123'",
   "'abc 123'.find('xyz') == ''",
@@ -364,8 +389,8 @@ holds('ext.Strings (Kubernetes: version 2)', [
 ]);
 
 describe('ext.Strings version 2 has no reverse (added in version 3)', () => {
-  it('rejects reverse() like Kubernetes', () => {
-    assert.match(compileError("'abc'.reverse() == 'cba'"), /undeclared reference to 'reverse'/);
+  it('rejects reverse() on strings like Kubernetes (ext.Strings v2 has none; ext.Lists v3 reverses lists only)', () => {
+    assert.match(compileError("'abc'.reverse() == 'cba'"), /found no matching overload for 'reverse' applied to 'string\.\(\)'/);
   });
 });
 
@@ -398,7 +423,7 @@ holds('optionals and cel.bind', [
   "optional.ofNonZeroValue('').orValue('default') == 'default'",
   'optional.of(1).optMap(x, x + 1) == optional.of(2)',
   'optional.none().optFlatMap(x, optional.of(x)) == optional.none()',
-  "[?object.metadata.?annotations, ?optional.of(1)] == [1]",
+  "[?object.metadata.?annotations, ?optional.of(dyn(1))] == [1]",
   "{?'a': optional.none(), 'b': 2} == {'b': 2}",
   'cel.bind(n, object.spec.containers.size(), n * n) == 4',
   'has(object.metadata.labels.app)',
@@ -408,7 +433,7 @@ holds('optionals and cel.bind', [
 holds('core semantics Kubernetes policies hit', [
   // heterogeneous equality and cross-type numeric comparison
   'dyn(1) == 1.0 && dyn(1u) == 1 && 1 < 1.5 && 2u > 1',
-  "[1, dyn('a')] == [1, dyn('a')]",
+  "[dyn(1), dyn('a')] == [dyn(1), dyn('a')]",
   'object.spec.replicas == 3.0',
   // int64 arithmetic is checked
   '9223372036854775807 - 1 + 1 == 9223372036854775807',

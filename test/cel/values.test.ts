@@ -60,7 +60,7 @@ describe('adoptAsCelValue', () => {
 
 describe('celValueToJson', () => {
   it('turns CEL results back into JSON values', () => {
-    assert.deepEqual(celValueToJson(evaluate("{'n': 3, 'u': dyn(4u), 'l': [dyn(1), dyn('a')], 'd': dyn(duration('90.5s'))}")), {
+    assert.deepEqual(celValueToJson(evaluate("{'n': dyn(3), 'u': dyn(4u), 'l': dyn([dyn(1), dyn('a')]), 'd': dyn(duration('90.5s'))}")), {
       n: 3,
       u: 4,
       l: [1, 'a'],

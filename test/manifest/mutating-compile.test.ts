@@ -114,14 +114,19 @@ test('an undeclared reference in a JSONPatch mutation fails the load with the mu
   assert.ok(error?.includes('ERROR: <input>:1:29:'), error);
 });
 
-test('a JSONPatch mutation of the wrong result type fails the load at compile time', () => {
+test('a JSONPatch mutation of the wrong result type fails validation, naming the file, the object and the field', () => {
   const { error } = loadPolicies({ 'p.yaml': map('bad.static.k8s.io', jsonPatch('JSONPatch{op: "remove", path: "/metadata/labels"}')) });
-  assert.ok(error?.includes('spec.mutations[0].jsonPatch.expression: must evaluate to list(JSONPatch) but got JSONPatch'), error);
+  assert.match(error ?? '', /error loading \S+p\.yaml: MutatingAdmissionPolicy "bad\.static\.k8s\.io": spec\.mutations\[0\]\.jsonPatch\.expression: Invalid value: .*: must evaluate to list\(JSONPatch\) but got JSONPatch/);
+  // an empty list literal is list(dyn), not list(JSONPatch) (compile.go IsExactType)
+  const empty = loadPolicies({ 'p.yaml': map('bad.static.k8s.io', jsonPatch('[]')) });
+  assert.ok(empty.error?.includes('must evaluate to list(JSONPatch) but got list(dyn)'), empty.error);
 });
 
-test('an ApplyConfiguration mutation of the wrong result type fails the load at compile time', () => {
+test('an ApplyConfiguration mutation of the wrong result type fails validation, naming the file, the object and the field', () => {
   const { error } = loadPolicies({ 'p.yaml': map('bad.static.k8s.io', applyConfiguration('"spec"')) });
-  assert.ok(error?.includes('spec.mutations[0].applyConfiguration.expression: must evaluate to Object but got string'), error);
+  assert.match(error ?? '', /p\.yaml: MutatingAdmissionPolicy "bad\.static\.k8s\.io": spec\.mutations\[0\]\.applyConfiguration\.expression: Invalid value: .*: must evaluate to Object but got string/);
+  const dyn = loadPolicies({ 'p.yaml': map('bad.static.k8s.io', applyConfiguration('object.spec')) });
+  assert.ok(dyn.error?.includes('must evaluate to Object but got dyn'), dyn.error);
 });
 
 test('a syntax error in an ApplyConfiguration construction fails the load, pointing into the original text', () => {

@@ -20,7 +20,7 @@ export function policy(name: string, o: PolicyOptions): string {
   const kind = o.kind ?? 'ValidatingAdmissionPolicy';
   const body = kind === 'ValidatingAdmissionPolicy'
     ? `  validations:\n  - expression: "true"\n${o.auditAnnotations ?? ''}`
-    : `  reinvocationPolicy: Never\n  mutations:\n  - patchType: JSONPatch\n    jsonPatch:\n      expression: "[]"\n`;
+    : `  reinvocationPolicy: Never\n  mutations:\n  - patchType: JSONPatch\n    jsonPatch:\n      expression: \'[JSONPatch{op: "test", path: "/metadata"}].filter(p, false)\'\n`;
   const text = `apiVersion: admissionregistration.k8s.io/v1
 kind: ${kind}
 metadata: {name: ${name}.static.k8s.io}

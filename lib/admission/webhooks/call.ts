@@ -2,7 +2,7 @@
 // generic/webhook.go: rules, selectors, then matchConditions under the webhook's failurePolicy) and callHook of
 // the two dispatchers (dry-run check, POST, response verification), shared by the validating and mutating sides.
 import type { AdmissionRequest, Status } from '../../api/admission.js';
-import { celNamespaceObject, celRequest } from '../activation.js';
+import { celRequest } from '../activation.js';
 import { convertObject, sameKind } from '../conversion/index.js';
 import type { MatchedTarget } from '../activation.js';
 import { matchWebhook } from '../matching/webhook.js';
@@ -88,7 +88,8 @@ export function shouldCallHook(hook: StaticWebhook, request: AdmissionRequest, o
     // kind but the original request's resource
     request: celRequest(request, { ...target, resource: request.requestResource ?? request.resource ?? target.resource }),
     params: null,
-    namespaceObject: celNamespaceObject(request),
+    // declared for webhook matchConditions (compile.go createEnvForOpts) but never bound by the webhook matcher
+    namespaceObject: null,
   });
   const limits = { deadline: options.deadline, signal: options.signal };
   if (!hookUsesAuthorizer(hook)) {

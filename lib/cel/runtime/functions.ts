@@ -267,7 +267,7 @@ defineMember('join', (args) => {
   arity('join', args, 1, 2);
   return str.join(list('join', args, 0), args.length === 2 ? string('join', args, 1) : '');
 });
-defineMember('reverse', (args) => (arity('reverse', args, 1), str.reverse(string('reverse', args, 0))));
+defineMember('reverse', (args) => (arity('reverse', args, 1), str.reverse(string('reverse', args, 0))), (r) => typeof r === 'string');
 defineMember('format', (args) => (arity('format', args, 2), str.format(string('format', args, 0), list('format', args, 1))));
 defineGlobal('strings.quote', (args) => (arity('strings.quote', args, 1), str.quote(string('strings.quote', args, 0))));
 

@@ -9,6 +9,7 @@ import './k8s/lists.js';
 import './k8s/quantity.js';
 import './k8s/semver.js';
 import './k8s/url.js';
+import './lists-ext.js';
 
 export { plan, OPTIONAL_ENTRY_FUNCTION, ProgramInstantiationError } from './planner.js';
 export type { Eval, Plan, PlanOptions } from './planner.js';

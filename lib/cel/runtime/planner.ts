@@ -222,6 +222,11 @@ const LINEAR_COST = new Set([
   'string',
   'bytes',
   'isSorted',
+  'slice',
+  'flatten',
+  'sort',
+  '@sortByAssociatedKeys',
+  'distinct',
   'sum',
   'min',
   'max',
@@ -689,6 +694,8 @@ class Planner {
         case 'optMap':
         case 'optFlatMap':
           return this.optMap(name, target, a0.args, a1!, scope);
+        case 'sortBy':
+          return this.sortBy(target, a0.args, a1!, scope);
         default:
           return undefined;
       }
@@ -777,6 +784,15 @@ class Planner {
       }
       return count === 1;
     };
+  }
+
+  /** ext/lists.go sortByMacro: `target.@sortByAssociatedKeys(target.map(v, key))`. */
+  private sortBy(target: EngineNode, v: string, keyNode: EngineNode, scope: Scope | undefined): Eval {
+    const range = this.plan(target, scope);
+    const keys = this.mapMacro(target, v, undefined, keyNode, scope);
+    const sort = MEMBER.get('@sortByAssociatedKeys');
+    if (sort === undefined) return failing('undeclared reference to \'sortBy\'');
+    return (s) => sort([range(s), keys(s)], s);
   }
 
   private mapMacro(target: EngineNode, v: string, filterNode: EngineNode | undefined, transformNode: EngineNode, scope: Scope | undefined): Eval {

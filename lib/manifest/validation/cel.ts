@@ -25,10 +25,22 @@ export interface CompileCheck {
   readonly expect: ExpectedResult;
   /** Names of the `variables.*` in scope; [] means the policy declares none for this expression. */
   readonly variableNames: readonly string[];
+  /** Output types of the variables compiled so far (CompileRequest.variableTypes). */
+  readonly variableTypes?: Readonly<Record<string, string>>;
+  /** false: `variables` is not declared at all (a policy's matchConditions) */
+  readonly composition?: boolean;
+  /** whether `params` is declared (the policy has a paramKind) */
+  readonly params?: boolean;
 }
 
-/** Compiles and converts a failure into upstream's field error at fldPath. */
-export function checkExpression(compile: ExpressionCompiler, fldPath: Path, check: CompileCheck): FieldError[] {
+/** The outcome of compiling one expression while validating: the field errors, and the output type if it compiled. */
+export interface CheckedExpression {
+  readonly errors: FieldError[];
+  readonly outputType?: string;
+}
+
+/** Compiles and converts a failure into upstream's field error at fldPath; also tells the output type. */
+export function compileChecked(compile: ExpressionCompiler, fldPath: Path, check: CompileCheck): CheckedExpression {
   let result: CompileResult;
   try {
     result = compile({
@@ -36,18 +48,26 @@ export function checkExpression(compile: ExpressionCompiler, fldPath: Path, chec
       environment: check.environment,
       variableNames: check.variableNames,
       expect: check.expect,
+      ...(check.variableTypes === undefined ? {} : { variableTypes: check.variableTypes }),
+      ...(check.composition === undefined ? {} : { composition: check.composition }),
+      ...(check.params === undefined ? {} : { params: check.params }),
     });
   } catch (e) {
-    return [internalError(fldPath, `unexpected error compiling CEL expression: ${e instanceof Error ? e.message : String(e)}`)];
+    return { errors: [internalError(fldPath, `unexpected error compiling CEL expression: ${e instanceof Error ? e.message : String(e)}`)] };
   }
-  if (result.ok) return [];
+  if (result.ok) return result.compiled.outputType === undefined ? { errors: [] } : { errors: [], outputType: result.compiled.outputType };
   // convertCELErrorToValidationError: Required → field.Required, Invalid → field.Invalid (the usual case),
   // Internal → field.InternalError. An engine that does not say is treated as Invalid.
   switch (result.errorType) {
-    case 'Required': return [required(fldPath, result.message)];
-    case 'InternalError': return [internalError(fldPath, result.message)];
-    default: return [invalid(fldPath, check.shown, result.message)];
+    case 'Required': return { errors: [required(fldPath, result.message)] };
+    case 'InternalError': return { errors: [internalError(fldPath, result.message)] };
+    default: return { errors: [invalid(fldPath, check.shown, result.message)] };
   }
+}
+
+/** Compiles and converts a failure into upstream's field error at fldPath. */
+export function checkExpression(compile: ExpressionCompiler, fldPath: Path, check: CompileCheck): FieldError[] {
+  return compileChecked(compile, fldPath, check).errors;
 }
 
 // Mutation expressions build objects with CEL message-construction syntax: `Object{spec: Object.spec{...}}` for

@@ -14,7 +14,7 @@ import type {
   Variable,
 } from '../../api/types.js';
 import type { CelEnvironment } from '../../cel/index.js';
-import { checkExpression, defaultCompiler, supportsObjectConstruction } from './cel.js';
+import { checkExpression, compileChecked, defaultCompiler, supportsObjectConstruction } from './cel.js';
 import type { ExpressionCompiler, PatchKind, ValidationOptions } from './cel.js';
 import { duplicate, forbidden, invalid, Named, notSupported, Path, required } from './field-error.js';
 import type { FieldError } from './field-error.js';
@@ -55,6 +55,15 @@ interface PolicyCompiler {
   readonly environment: CelEnvironment;
   /** Names of all declared variables (what validations, messages, annotations and mutations may use). */
   readonly allVariables: readonly string[];
+  /** Output types of the variables that compiled, filled in declaration order (composition.go AddField). */
+  readonly variableTypes: Record<string, string>;
+  /** whether the policy has a paramKind (compile.go HasParams) */
+  readonly params: boolean;
+}
+
+/** The declarations every expression of a policy compiles with. */
+function declarations(pc: PolicyCompiler): { variableTypes: Readonly<Record<string, string>>; params: boolean } {
+  return { variableTypes: pc.variableTypes, params: pc.params };
 }
 
 function variableNamesOf(variables: readonly Variable[]): string[] {
@@ -139,13 +148,16 @@ function validateVariable(pc: PolicyCompiler, v: Variable, earlier: readonly str
   if (expression.length === 0 || goTrimSpace(expression) === '') {
     errs.push(required(fldPath.child('expression'), 'expression is not specified'));
   } else {
-    errs.push(...checkExpression(pc.compile, fldPath.child('expression'), {
+    const checked = compileChecked(pc.compile, fldPath.child('expression'), {
       expression,
       shown: expression,
       environment: pc.environment,
       expect: 'any',
       variableNames: earlier,
-    }));
+      ...declarations(pc),
+    });
+    errs.push(...checked.errors);
+    if (checked.outputType !== undefined && name.length > 0) pc.variableTypes[name] = checked.outputType;
   }
   return errs;
 }
@@ -180,6 +192,7 @@ function validateValidation(pc: PolicyCompiler, v: Validation, fldPath: Path): F
       environment: pc.environment,
       expect: 'bool',
       variableNames: pc.allVariables,
+      ...declarations(pc),
     }));
   }
   if (messageExpression.length > 0 && trimmedMessageExpression.length === 0) {
@@ -193,6 +206,7 @@ function validateValidation(pc: PolicyCompiler, v: Validation, fldPath: Path): F
       environment: 'validatingPolicyMessage',
       expect: 'string',
       variableNames: pc.allVariables,
+      ...declarations(pc),
     }));
   }
   if (message.length > 0 && trimmedMsg.length === 0) {
@@ -225,6 +239,7 @@ function validateAuditAnnotation(pc: PolicyCompiler, policyName: string, a: Audi
       environment: pc.environment,
       expect: 'stringOrNull',
       variableNames: pc.allVariables,
+      ...declarations(pc),
     }));
   }
   return errs;
@@ -240,9 +255,9 @@ function validateValidatingAdmissionPolicySpec(obj: ValidatingAdmissionPolicy, c
   const fldPath = Path.of('spec');
   const spec = obj.spec ?? {};
   const variables = spec.variables ?? [];
-  const pc: PolicyCompiler = { compile, environment: 'validatingPolicy', allVariables: variableNamesOf(variables) };
+  const pc: PolicyCompiler = { compile, environment: 'validatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
-  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment }, fldPath.child('matchConditions')));
+  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
   errs.push(...validateVariables(pc, variables, fldPath.child('variables')));
   const validations = spec.validations ?? [];
   const auditAnnotations = spec.auditAnnotations ?? [];
@@ -346,7 +361,7 @@ function validateMutatingOperations(mr: MatchResources, fldPath: Path): FieldErr
   return errs;
 }
 
-/** validateJSONPatch / validateApplyConfiguration: the expression is trimmed, compiled and shown trimmed. */
+/** validateJSONPatch / validateApplyConfiguration: the expression is trimmed, compiled (with the patch's return type) and shown trimmed. */
 function validatePatchExpression(pc: PolicyCompiler, expression: string | undefined, fldPath: Path, kind: PatchKind): FieldError[] {
   const trimmed = goTrimSpace(expression ?? '');
   if (trimmed.length === 0) return [required(fldPath.child('expression'), '')];
@@ -357,8 +372,10 @@ function validatePatchExpression(pc: PolicyCompiler, expression: string | undefi
     expression: trimmed,
     shown: trimmed,
     environment: pc.environment,
-    expect: 'any',
+    // JSONPatchCondition / ApplyConfigurationCondition ReturnTypes: list(JSONPatch), Object
+    expect: kind,
     variableNames: pc.allVariables,
+    ...declarations(pc),
   });
 }
 
@@ -391,10 +408,10 @@ function validateMutatingAdmissionPolicySpec(obj: MutatingAdmissionPolicy, compi
   const fldPath = Path.of('spec');
   const spec = obj.spec ?? {};
   const variables = spec.variables ?? [];
-  const pc: PolicyCompiler = { compile, environment: 'mutatingPolicy', allVariables: variableNamesOf(variables) };
+  const pc: PolicyCompiler = { compile, environment: 'mutatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
   if (isSet(spec.matchConstraints)) errs.push(...validateMutatingOperations(spec.matchConstraints, fldPath.child('matchConstraints')));
-  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment }, fldPath.child('matchConditions')));
+  errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
   errs.push(...validateVariables(pc, variables, fldPath.child('variables')));
   const mutations = spec.mutations ?? [];
   if (mutations.length === 0) errs.push(required(fldPath.child('mutations'), 'mutations must contain at least one item'));

@@ -36,6 +36,10 @@ const maxMatchConditions = 64;
 export interface MatchConditionContext {
   readonly compile: ExpressionCompiler;
   readonly environment: CelEnvironment;
+  /** whether `params` is declared (a policy with a paramKind) */
+  readonly params?: boolean;
+  /** false in a policy: its matchConditions have no `variables` */
+  readonly composition?: boolean;
 }
 
 /** validateMatchCondition (the expression is trimmed before compiling and shown trimmed). */
@@ -45,13 +49,16 @@ function validateMatchCondition(mc: MatchCondition, ctx: MatchConditionContext, 
   if (trimmed.length === 0) {
     errs.push(required(fldPath.child('expression'), ''));
   } else {
-    // Match conditions are compiled without variable composition, even in policies that declare variables.
+    // Match conditions are compiled without variable composition, even in policies that declare variables
+    // (ctx.composition false: upstream says undeclared reference to 'variables').
     errs.push(...checkExpression(ctx.compile, fldPath.child('expression'), {
       expression: trimmed,
       shown: trimmed,
       environment: ctx.environment,
       expect: 'bool',
       variableNames: [],
+      ...(ctx.composition === undefined ? {} : { composition: ctx.composition }),
+      ...(ctx.params === undefined ? {} : { params: ctx.params }),
     }));
   }
   const name = mc.name ?? '';

@@ -152,7 +152,7 @@ describe('between mutations', () => {
   it('a later policy sees the container an earlier one added, defaulted', async () => {
     const hooks = loadHooks(
       policy('a-add', [{ jsonPatch: '[JSONPatch{op: "add", path: "/spec/containers/-", value: {"name": "sidecar", "image": "proxy"}}]' }]) +
-      policy('b-read', [{ applyConfiguration: 'Object{metadata: Object.metadata{labels: {"sidecar-pull": object.spec.containers[1].imagePullPolicy, "grace": string(object.spec.terminationGracePeriodSeconds)}}}' }]),
+      policy('b-read', [{ applyConfiguration: 'Object{metadata: Object.metadata{labels: {"sidecar-pull": string(object.spec.containers[1].imagePullPolicy), "grace": string(object.spec.terminationGracePeriodSeconds)}}}' }]),
     );
     const { response, patched } = await mutate(hooks, requestFor(pod({ containers: [{ name: 'app', image: 'app:1' }] })));
     assert.equal(response.allowed, true);

@@ -325,7 +325,7 @@ describe('validateMutatingAdmissionPolicy', () => {
       `${S}.reinvocationPolicy: Required value`,
     ]);
   });
-  it('compiles mutations in the mutating environment with every variable in scope', () => {
+  it('compiles mutations in the mutating environment with every variable in scope, with the patch type\'s return type', () => {
     const compile = stubCompiler();
     validateMutatingAdmissionPolicy(validMAP(), { compile });
     const seen = compile.requests
@@ -333,8 +333,8 @@ describe('validateMutatingAdmissionPolicy', () => {
       .map((r) => [r.expression, r.environment, r.expect, r.variableNames]);
     assert.deepEqual(seen, [
       ["'platform'", 'mutatingPolicy', 'any', []],
-      ['[JSONPatch{op: "add", path: "/metadata/labels/team", value: variables.team}]', 'mutatingPolicy', 'any', ['team']],
-      ['Object{metadata: Object.metadata{labels: {"team": variables.team}}}', 'mutatingPolicy', 'any', ['team']],
+      ['[JSONPatch{op: "add", path: "/metadata/labels/team", value: variables.team}]', 'mutatingPolicy', 'jsonPatch', ['team']],
+      ['Object{metadata: Object.metadata{labels: {"team": variables.team}}}', 'mutatingPolicy', 'applyConfiguration', ['team']],
     ]);
   });
   it('skips construction-syntax compile checks when the engine cannot parse them', () => {
