@@ -2,8 +2,8 @@
 // cel-go's semantics (values.ts): the engine parses and type-checks, lib/cel evaluates. Comprehension and
 // cel.bind variables live in numbered slots of the evaluation state; everything else is resolved once here, at
 // plan time: identifiers (comprehension variable, declared variable, qualified name, type name), functions
-// (runtime table in functions.ts), macros (has, all, exists, exists_one/existsOne, map, filter, the two-variable
-// forms, transformList/Map/MapEntry, cel.bind, optMap, optFlatMap) and operators.
+// (runtime table in functions.ts, their cost in call-cost.ts), has(), operators (operators.ts), and the comprehension
+// macros, cel.bind, optMap and optFlatMap (comprehensions.ts).
 //
 // Errors: operations throw CelRuntimeError; `&&`, `||` and the quantifier macros absorb them as cel-go's
 // error values are absorbed (commutatively). Cost: every function call, comprehension iteration and aggregate
@@ -11,14 +11,19 @@
 
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 import type { EngineNode } from '../engine.js';
-import { celEquals, checkKey, compare, mapEntries, mapGet, mapKeys } from './compare.js';
-import type { CelMap } from './compare.js';
+import { celEquals, checkKey, compare } from './compare.js';
 import { GLOBAL, MEMBER, sizeOf } from './functions.js';
 import type { Impl } from './functions.js';
 import { hasField, index, keyText, optionalIndex, optionalSelect, selectField } from './attributes.js';
-import { add, divide, goValueText, modulo, multiply, negate, subtract } from './numbers.js';
+import { add, goValueText, negate } from './numbers.js';
 import { compileRegex, find, findAll } from './regex.js';
 import { EvalState } from './state.js';
+import { ARITHMETIC, COMPARISONS, OPERATOR_NAMES, buildMap, membership } from './operators.js';
+import { LINEAR_COST, argumentCost } from './call-cost.js';
+import { planBind, planMacro } from './comprehensions.js';
+import type { LoopPlanner } from './comprehensions.js';
+import { attempt, failing, isIdent, lookup } from './plan-support.js';
+import type { Eval, Scope } from './plan-support.js';
 import {
   CelOptional,
   CelRuntimeError,
@@ -27,14 +32,11 @@ import {
   MIN_INT64,
   TYPE_IDENTIFIERS,
   celError,
-  goTypeName,
-  isMap,
   noSuchOverload,
   noSuchOverloadError,
-  setOwn,
 } from './values.js';
 
-export type Eval = (s: EvalState) => unknown;
+export type { Eval } from './plan-support.js';
 
 /** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
 export const OPTIONAL_ENTRY_FUNCTION = '__static_admissiond_optional_entry';
@@ -65,207 +67,12 @@ export interface Plan {
   readonly slotCount: number;
 }
 
-interface Scope {
-  readonly name: string;
-  readonly slot: number;
-  readonly parent: Scope | undefined;
-}
-
-function lookup(scope: Scope | undefined, name: string): number | undefined {
-  for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return s.slot;
-  return undefined;
-}
-
 const constant =
   (v: unknown): Eval =>
   () =>
     v;
 
-const failing =
-  (message: string): Eval =>
-  () => {
-    throw celError(message);
-  };
-
-/**
- * Runs `e`, returning a CEL error as a value instead of throwing it (for error-absorbing operators). An error of a
- * lazily evaluated composition variable arrives wrapped (CelEvaluationError); its CEL error is absorbed the same
- * way. Interruptions (cost, deadline) are never absorbed.
- */
-function attempt(e: Eval, s: EvalState): unknown {
-  try {
-    return e(s);
-  } catch (error) {
-    if (error instanceof CelRuntimeError) return error;
-    if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
-    throw error;
-  }
-}
-
-/**
- * What a comprehension iterates: list elements or map keys (`first`), and for two-variable comprehensions
- * (index, element) or (key, value) pairs (`first`, `second`).
- */
-function loopValues(v: unknown, twoVariables: boolean): { first: readonly unknown[]; second: readonly unknown[] | undefined } {
-  // evalFold (interpreter/interpretable.go) names the Go type of a range it cannot iterate
-  if (Array.isArray(v)) {
-    if (!twoVariables) return { first: v, second: undefined };
-    return { first: v.map((_, i) => BigInt(i)), second: v };
-  }
-  if (isMap(v)) {
-    const keys = mapKeys(v as CelMap);
-    if (!twoVariables) return { first: keys, second: undefined };
-    return { first: keys, second: keys.map((k) => mapGet(v as CelMap, k)) };
-  }
-  if (twoVariables) throw celError(`unsupported comprehension range type: ${goTypeName(v)}`);
-  throw celError(`got '${goTypeName(v)}', expected iterable type`);
-}
-
-/** A macro's predicate or filter: the macros expand to `?:` and `&&`, which refuse a non-bool bare. */
-function boolResult(v: unknown): boolean {
-  if (typeof v === 'boolean') return v;
-  throw noSuchOverloadError();
-}
-
-function inList(needle: unknown, list: readonly unknown[]): boolean {
-  for (const e of list) if (celEquals(needle, e)) return true;
-  return false;
-}
-
-/** `in` (inAggregate, stdlib/standard.go): a right operand that is not a container is the bare error. */
-function membership(needle: unknown, haystack: unknown): boolean {
-  if (Array.isArray(haystack)) return inList(needle, haystack);
-  if (isMap(haystack)) return mapGet(haystack as CelMap, needle) !== undefined;
-  throw noSuchOverloadError();
-}
-
-/** Builds a map literal's value: a plain object when every key is a string, else a Map. */
-function buildMap(entries: readonly (readonly [unknown, unknown])[]): CelMap {
-  let allStrings = true;
-  for (const [k] of entries) {
-    checkKey(k);
-    if (typeof k !== 'string') allStrings = false;
-  }
-  if (allStrings) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of entries) {
-      if (Object.prototype.hasOwnProperty.call(out, k as string)) throw celError(`Failed with repeated key: ${keyText(k)}`);
-      setOwn(out, k as string, v);
-    }
-    return out;
-  }
-  const out = new Map<unknown, unknown>();
-  for (const [k, v] of entries) {
-    if (mapGet(out, k) !== undefined) throw celError(`Failed with repeated key: ${keyText(k)}`);
-    out.set(k, v);
-  }
-  return out;
-}
-
-/** Adds (key, value) to a map being built by transformMap / transformMapEntry; a repeated key is an error. */
-function insertEntry(target: Map<unknown, unknown>, key: unknown, value: unknown): void {
-  checkKey(key);
-  if (mapGet(target, key) !== undefined) throw celError(`insert failed: key ${keyText(key)} already exists`);
-  target.set(typeof key === 'number' ? BigInt(key) : key, value);
-}
-
-/** A Map built by a macro as the usual representation (plain object when all keys are strings). */
-function finishMap(m: Map<unknown, unknown>): CelMap {
-  for (const k of m.keys()) if (typeof k !== 'string') return m;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of m) setOwn(out, k as string, v);
-  return out;
-}
-
-function isIdent(node: EngineNode | undefined): node is EngineNode & { args: string } {
-  return node !== undefined && node.op === 'id';
-}
-
-const COMPARISONS: Readonly<Record<string, (c: number) => boolean>> = {
-  '<': (c) => c < 0,
-  '<=': (c) => c <= 0,
-  '>': (c) => c > 0,
-  '>=': (c) => c >= 0,
-};
-
-const ARITHMETIC: Readonly<Record<string, (a: unknown, b: unknown) => unknown>> = {
-  '+': add,
-  '-': subtract,
-  '*': multiply,
-  '/': divide,
-  '%': modulo,
-};
-
-const OPERATOR_NAMES: Readonly<Record<string, string>> = { '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_' };
-
-/** Functions whose cost grows with the size of their arguments (cel-go charges ~0.1 per character/element). */
-const LINEAR_COST = new Set([
-  'contains',
-  'startsWith',
-  'endsWith',
-  'matches',
-  'find',
-  'findAll',
-  'split',
-  'replace',
-  'join',
-  'format',
-  'indexOf',
-  'lastIndexOf',
-  'lowerAscii',
-  'upperAscii',
-  'trim',
-  'substring',
-  'charAt',
-  'reverse',
-  'strings.quote',
-  'string',
-  'bytes',
-  'isSorted',
-  'slice',
-  'flatten',
-  'sort',
-  '@sortByAssociatedKeys',
-  'distinct',
-  'sum',
-  'min',
-  'max',
-  'sets.contains',
-  'sets.equivalent',
-  'sets.intersects',
-  'url',
-  'isURL',
-  'quantity',
-  'isQuantity',
-  'ip',
-  'isIP',
-  'cidr',
-  'isCIDR',
-  'semver',
-  'isSemver',
-  'validate',
-]);
-
-/** Nodes in a subtree: the per-iteration cost of a comprehension body (cel-go charges about 1 per evaluated node). */
-function countNodes(args: unknown): number {
-  if (Array.isArray(args)) {
-    let n = 0;
-    for (const a of args) n += countNodes(a);
-    return n;
-  }
-  if (typeof args === 'object' && args !== null && typeof (args as { op?: unknown }).op === 'string') {
-    return 1 + countNodes((args as { args: unknown }).args);
-  }
-  return 0;
-}
-
-function argumentCost(args: readonly unknown[]): number {
-  let n = 0;
-  for (const a of args) n += sizeOf(a);
-  return 1 + Math.ceil(n * 0.1);
-}
-
-class Planner {
+class Planner implements LoopPlanner {
   slotCount = 0;
   /** the evaluations that are constants (cel-go's InterpretableConst), with their values */
   private readonly constants = new Map<Eval, unknown>();
@@ -278,7 +85,7 @@ class Planner {
     return e;
   }
 
-  private newSlot(): number {
+  newSlot(): number {
     return this.slotCount++;
   }
 
@@ -594,12 +401,12 @@ class Planner {
     // `ns.f(…)`: a qualified function name, when `ns` is not a variable.
     if (isIdent(target) && lookup(scope, target.args) === undefined && !this.options.variables.has(target.args)) {
       const qualified = `${target.args}.${name}`;
-      if (qualified === 'cel.bind') return this.bind(argNodes, scope);
+      if (qualified === 'cel.bind') return planBind(this, argNodes, scope);
       const impl = GLOBAL.get(qualified);
       if (impl !== undefined) return this.invoke(qualified, impl, argNodes.map((a) => this.plan(a, scope)));
       if (!TYPE_IDENTIFIERS.has(target.args)) return this.unknownFunction(qualified, argNodes, scope);
     }
-    const macro = this.macro(name, target, argNodes, scope);
+    const macro = planMacro(this, name, target, argNodes, scope);
     if (macro !== undefined) return macro;
     const receiver = this.plan(target, scope);
     if (name === 'orValue' && argNodes.length === 1) {
@@ -660,241 +467,6 @@ class Planner {
       if (name === 'matches') return re.test(v);
       if (name === 'find') return find(v, re);
       return findAll(v, re, n);
-    };
-  }
-
-  private bind(argNodes: readonly EngineNode[], scope: Scope | undefined): Eval {
-    const [variable, init, body] = argNodes;
-    if (!isIdent(variable) || init === undefined || body === undefined || argNodes.length !== 3) {
-      return failing('cel.bind() requires an identifier, an initializer and an expression');
-    }
-    const slot = this.newSlot();
-    const i = this.plan(init, scope);
-    const b = this.plan(body, { name: variable.args, slot, parent: scope });
-    return (s) => {
-      s.slots[slot] = i(s);
-      return b(s);
-    };
-  }
-
-  private macro(name: string, target: EngineNode, args: readonly EngineNode[], scope: Scope | undefined): Eval | undefined {
-    const [a0, a1, a2, a3] = args;
-    if (args.length === 2 && isIdent(a0)) {
-      switch (name) {
-        case 'all':
-        case 'exists':
-          return this.quantifier(name, target, a0.args, undefined, a1!, scope);
-        case 'exists_one':
-        case 'existsOne':
-          return this.existsOne(target, a0.args, undefined, a1!, scope);
-        case 'map':
-          return this.mapMacro(target, a0.args, undefined, a1!, scope);
-        case 'filter':
-          return this.filter(target, a0.args, a1!, scope);
-        case 'optMap':
-        case 'optFlatMap':
-          return this.optMap(name, target, a0.args, a1!, scope);
-        case 'sortBy':
-          return this.sortBy(target, a0.args, a1!, scope);
-        default:
-          return undefined;
-      }
-    }
-    if (args.length === 3 && isIdent(a0)) {
-      if (name === 'map') return this.mapMacro(target, a0.args, a1, a2!, scope);
-      if (!isIdent(a1)) return undefined;
-      switch (name) {
-        case 'all':
-        case 'exists':
-          return this.quantifier(name, target, a0.args, a1.args, a2!, scope);
-        case 'exists_one':
-        case 'existsOne':
-          return this.existsOne(target, a0.args, a1.args, a2!, scope);
-        case 'transformList':
-          return this.transformList(target, a0.args, a1.args, undefined, a2!, scope);
-        case 'transformMap':
-        case 'transformMapEntry':
-          return this.transformMap(name, target, a0.args, a1.args, undefined, a2!, scope);
-        default:
-          return undefined;
-      }
-    }
-    if (args.length === 4 && isIdent(a0) && isIdent(a1)) {
-      switch (name) {
-        case 'transformList':
-          return this.transformList(target, a0.args, a1.args, a2, a3!, scope);
-        case 'transformMap':
-        case 'transformMapEntry':
-          return this.transformMap(name, target, a0.args, a1.args, a2, a3!, scope);
-        default:
-          return undefined;
-      }
-    }
-    return undefined;
-  }
-
-  /** Plans a comprehension body with one or two iteration variables in new slots. */
-  private loopScope(scope: Scope | undefined, first: string, second: string | undefined): { scope: Scope; slot1: number; slot2: number } {
-    const slot1 = this.newSlot();
-    let inner: Scope = { name: first, slot: slot1, parent: scope };
-    let slot2 = -1;
-    if (second !== undefined) {
-      slot2 = this.newSlot();
-      inner = { name: second, slot: slot2, parent: inner };
-    }
-    return { scope: inner, slot1, slot2 };
-  }
-
-  /** all / exists: short-circuit on the deciding value; otherwise an error, if any, wins. */
-  private quantifier(name: 'all' | 'exists', target: EngineNode, v1: string, v2: string | undefined, body: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
-    const pred = this.plan(body, inner);
-    const deciding = name === 'exists';
-    const step = 1 + countNodes(body);
-    return (s) => {
-      const { first, second } = loopValues(range(s), slot2 >= 0);
-      let error: CelRuntimeError | undefined;
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        if (second !== undefined) s.slots[slot2] = second[i];
-        const v = attempt(pred, s);
-        if (v === deciding) return deciding;
-        if (v !== !deciding) error ??= v instanceof CelRuntimeError ? v : noSuchOverloadError();
-      }
-      if (error !== undefined) throw error;
-      return !deciding;
-    };
-  }
-
-  private existsOne(target: EngineNode, v1: string, v2: string | undefined, body: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
-    const pred = this.plan(body, inner);
-    const step = 1 + countNodes(body);
-    return (s) => {
-      const { first, second } = loopValues(range(s), slot2 >= 0);
-      let count = 0;
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        if (second !== undefined) s.slots[slot2] = second[i];
-        if (boolResult(pred(s))) count++;
-      }
-      return count === 1;
-    };
-  }
-
-  /** ext/lists.go sortByMacro: `target.@sortByAssociatedKeys(target.map(v, key))`. */
-  private sortBy(target: EngineNode, v: string, keyNode: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const keys = this.mapMacro(target, v, undefined, keyNode, scope);
-    const sort = MEMBER.get('@sortByAssociatedKeys');
-    if (sort === undefined) return failing('undeclared reference to \'sortBy\'');
-    return (s) => sort([range(s), keys(s)], s);
-  }
-
-  private mapMacro(target: EngineNode, v: string, filterNode: EngineNode | undefined, transformNode: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1 } = this.loopScope(scope, v, undefined);
-    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
-    const transform = this.plan(transformNode, inner);
-    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
-    return (s) => {
-      const { first } = loopValues(range(s), false);
-      const out: unknown[] = [];
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        if (filter === undefined || boolResult(filter(s))) out.push(transform(s));
-      }
-      return out;
-    };
-  }
-
-  private filter(target: EngineNode, v: string, predNode: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1 } = this.loopScope(scope, v, undefined);
-    const pred = this.plan(predNode, inner);
-    const step = 1 + countNodes(predNode);
-    return (s) => {
-      const { first } = loopValues(range(s), false);
-      const out: unknown[] = [];
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        if (boolResult(pred(s))) out.push(first[i]);
-      }
-      return out;
-    };
-  }
-
-  private transformList(target: EngineNode, v1: string, v2: string, filterNode: EngineNode | undefined, transformNode: EngineNode, scope: Scope | undefined): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
-    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
-    const transform = this.plan(transformNode, inner);
-    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
-    return (s) => {
-      const { first, second } = loopValues(range(s), true);
-      const out: unknown[] = [];
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        s.slots[slot2] = second![i];
-        if (filter === undefined || boolResult(filter(s))) out.push(transform(s));
-      }
-      return out;
-    };
-  }
-
-  private transformMap(
-    name: 'transformMap' | 'transformMapEntry',
-    target: EngineNode,
-    v1: string,
-    v2: string,
-    filterNode: EngineNode | undefined,
-    transformNode: EngineNode,
-    scope: Scope | undefined,
-  ): Eval {
-    const range = this.plan(target, scope);
-    const { scope: inner, slot1, slot2 } = this.loopScope(scope, v1, v2);
-    const filter = filterNode === undefined ? undefined : this.plan(filterNode, inner);
-    const transform = this.plan(transformNode, inner);
-    const step = 1 + countNodes(filterNode) + countNodes(transformNode);
-    return (s) => {
-      const { first, second } = loopValues(range(s), true);
-      const out = new Map<unknown, unknown>();
-      for (let i = 0; i < first.length; i++) {
-        s.tick(step);
-        s.slots[slot1] = first[i];
-        s.slots[slot2] = second![i];
-        if (filter !== undefined && !boolResult(filter(s))) continue;
-        const value = transform(s);
-        if (name === 'transformMap') insertEntry(out, first[i], value);
-        else {
-          if (!isMap(value)) throw noSuchOverload('cel.@mapInsert', out, value);
-          for (const [k, v] of mapEntries(value as CelMap)) insertEntry(out, k, v);
-        }
-      }
-      return finishMap(out);
-    };
-  }
-
-  private optMap(name: 'optMap' | 'optFlatMap', target: EngineNode, v: string, body: EngineNode, scope: Scope | undefined): Eval {
-    const receiver = this.plan(target, scope);
-    const slot = this.newSlot();
-    const expr = this.plan(body, { name: v, slot, parent: scope });
-    return (s) => {
-      const o = receiver(s);
-      if (!(o instanceof CelOptional)) throw noSuchOverload(name, o);
-      if (!o.hasValue()) return o;
-      s.slots[slot] = o.value();
-      const r = expr(s);
-      if (name === 'optMap') return CelOptional.of(r);
-      if (!(r instanceof CelOptional)) throw noSuchOverload(name, r);
-      return r;
     };
   }
 }

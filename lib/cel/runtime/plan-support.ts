@@ -1,0 +1,56 @@
+// What the planner and its comprehension macros share: the evaluation closure, the scopes of comprehension and
+// cel.bind variables, and the helpers both sides call.
+import type { EngineNode } from '../engine.js';
+import type { EvalState } from './state.js';
+import { CelRuntimeError, celError } from './values.js';
+
+export type Eval = (s: EvalState) => unknown;
+
+export interface Scope {
+  readonly name: string;
+  readonly slot: number;
+  readonly parent: Scope | undefined;
+}
+
+export function lookup(scope: Scope | undefined, name: string): number | undefined {
+  for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return s.slot;
+  return undefined;
+}
+
+export const failing =
+  (message: string): Eval =>
+  () => {
+    throw celError(message);
+  };
+
+/**
+ * Runs `e`, returning a CEL error as a value instead of throwing it (for error-absorbing operators). An error of a
+ * lazily evaluated composition variable arrives wrapped (CelEvaluationError); its CEL error is absorbed the same
+ * way. Interruptions (cost, deadline) are never absorbed.
+ */
+export function attempt(e: Eval, s: EvalState): unknown {
+  try {
+    return e(s);
+  } catch (error) {
+    if (error instanceof CelRuntimeError) return error;
+    if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
+    throw error;
+  }
+}
+
+export function isIdent(node: EngineNode | undefined): node is EngineNode & { args: string } {
+  return node !== undefined && node.op === 'id';
+}
+
+/** Nodes in a subtree: the per-iteration cost of a comprehension body (cel-go charges about 1 per evaluated node). */
+export function countNodes(args: unknown): number {
+  if (Array.isArray(args)) {
+    let n = 0;
+    for (const a of args) n += countNodes(a);
+    return n;
+  }
+  if (typeof args === 'object' && args !== null && typeof (args as { op?: unknown }).op === 'string') {
+    return 1 + countNodes((args as { args: unknown }).args);
+  }
+  return 0;
+}
