@@ -6,8 +6,10 @@
 // lately (its event-loop utilization over the last window below `busyAbove`; once requests go to the pool they come
 // back only when the pool is empty and the utilization fell below `idleBelow`, so the mode does not flap). What may
 // run inline is bounded: a body above `maxInlineBytes`, or a snapshot whose inline evaluations have taken more than
-// `maxInlineMs` on average, goes to the pool whatever the load. A snapshot the workers have not compiled yet (just
-// reloaded) is evaluated inline, as is everything without a pool (--workers 0).
+// `maxInlineMs` on average, goes to the pool whatever the load; such a snapshot is tried inline again, when idle, once
+// every `reprobeMs`, so that one slow spell (a GC, a busy host) does not keep it off the main thread for its lifetime.
+// A snapshot the workers have not compiled yet (just reloaded) is evaluated inline, as is everything without a pool
+// (--workers 0).
 import { performance } from 'node:perf_hooks';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { PolicyPool } from '../admission/pool/pool.js';
@@ -24,13 +26,15 @@ export interface InlineRuleOptions {
   readonly idleBelow?: number;
   /** the window the busy share is measured over, ms; default 10 */
   readonly windowMs?: number;
-  /** a snapshot whose inline evaluation takes longer than this on average (ms) is not evaluated inline; default 1 */
+  /** a snapshot whose inline evaluation takes longer than this on average (ms) is not evaluated inline; default 5 */
   readonly maxInlineMs?: number;
+  /** how often (ms) a snapshot found too slow is tried inline again, when idle; default 1,000 */
+  readonly reprobeMs?: number;
   /** a body larger than this is not evaluated inline; default 64 KiB */
   readonly maxInlineBytes?: number;
 }
 
-export const defaultInlineRule = { busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 1, maxInlineBytes: 64 * 1024 } as const;
+export const defaultInlineRule = { busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024 } as const;
 
 /** Inline evaluations of a snapshot ignored while the code warms up, then averaged (exponential, weight 1/8). */
 const warmUpSamples = 8;
@@ -39,6 +43,8 @@ const sampleWeight = 1 / 8;
 interface SnapshotCost {
   samples: number;
   averageMs: number;
+  /** when it was last found too slow, or last tried inline again since */
+  probedAt: number;
 }
 
 export class InlineRule {
@@ -67,11 +73,12 @@ export class InlineRule {
 
   /** Whether a request of `bodyBytes` for `snapshot` is evaluated on this thread, with `inPool` requests in the pool. */
   inline(inPool: number, bodyBytes: number, snapshot: object): boolean {
-    if (bodyBytes > this.#options.maxInlineBytes || this.expensive(snapshot)) return false;
+    if (bodyBytes > this.#options.maxInlineBytes) return false;
     const busy = this.busyShare();
     if (!this.#pooling && busy > this.#options.busyAbove) this.#pooling = true;
     else if (this.#pooling && inPool === 0 && busy < this.#options.idleBelow) this.#pooling = false;
-    return !this.#pooling && inPool === 0;
+    if (this.#pooling || inPool !== 0) return false;
+    return !this.expensive(snapshot) || this.#reprobe(snapshot);
   }
 
   /** The snapshot's inline evaluations take too long to run on the event loop. */
@@ -83,10 +90,21 @@ export class InlineRule {
   /** One inline evaluation of `snapshot` took `ms`. */
   measured(snapshot: object, ms: number): void {
     let cost = this.#costs.get(snapshot);
-    if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0 }));
+    if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0, probedAt: 0 }));
     cost.samples++;
     if (cost.samples <= warmUpSamples) return;
+    const wasExpensive = this.expensive(snapshot);
     cost.averageMs = cost.samples === warmUpSamples + 1 ? ms : cost.averageMs + sampleWeight * (ms - cost.averageMs);
+    if (!wasExpensive && this.expensive(snapshot)) cost.probedAt = performance.now();
+  }
+
+  /** Whether a snapshot found too slow is due to be tried inline again (at most once a reprobe period). */
+  #reprobe(snapshot: object): boolean {
+    const cost = this.#costs.get(snapshot)!;
+    const now = performance.now();
+    if (now - cost.probedAt < this.#options.reprobeMs) return false;
+    cost.probedAt = now;
+    return true;
   }
 }
 

@@ -172,3 +172,27 @@ test('a snapshot whose inline evaluations are slow goes to the pool; a fast one 
   assert.equal(rule.inline(0, 100, slow), false);
   assert.equal(rule.expensive(fast), false, 'the warm-up evaluations do not count');
 });
+
+test('a snapshot found slow is tried inline again once a reprobe period, when idle, and stays inline once it is fast', async () => {
+  const rule = new InlineRule({ maxInlineMs: 1, reprobeMs: 40 });
+  const snapshot = {};
+  for (let i = 0; i < 9; i++) rule.measured(snapshot, 3);
+  assert.equal(rule.expensive(snapshot), true);
+  assert.equal(rule.inline(0, 100, snapshot), false, 'found slow just now: the pool');
+  assert.equal(rule.inline(0, 100, snapshot), false, 'still within the reprobe period');
+  // one try inline once the period has passed (polled: a loaded machine may count a window as busy)
+  const deadline = Date.now() + 5_000;
+  while (!rule.inline(0, 100, snapshot)) {
+    assert.ok(Date.now() < deadline, 'tried inline again after the reprobe period');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(rule.inline(0, 100, snapshot), false, 'one try a period, not more');
+  assert.equal(rule.inline(1, 100, snapshot), false, 'never while the pool has requests');
+  // the tries find it fast again: the average comes down and it is inline for good
+  for (let i = 0; i < 40 && rule.expensive(snapshot); i++) rule.measured(snapshot, 0.1);
+  assert.equal(rule.expensive(snapshot), false);
+  while (!rule.inline(0, 100, snapshot)) {
+    assert.ok(Date.now() < deadline, 'inline again once fast');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+});
