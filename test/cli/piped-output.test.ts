@@ -149,8 +149,36 @@ test('registration: 2.8 MiB of YAML (a 1 MiB CA bundle in each webhook) reaches 
   for (const d of docs) assert.equal(Buffer.from(d.webhooks[0]!.clientConfig.caBundle, 'base64').toString('utf8'), readFileSync(caFile, 'utf8'));
 });
 
-// These print little, whatever their input (a hash, a version, a help text): the whole of it, through the same pipe.
-test('hash, version, help and a usage error reach a slow pipe whole', async () => {
+test('replay: 1.3 MiB of -o json reaches a slow pipe whole, as a file redirect gets it', async () => {
+  // 1,200 audited creates of privileged pods, each by a user with 1 KiB of groups: every result names the user
+  const groups = Array.from({ length: 32 }, (_, i) => `group-${i}-${'g'.repeat(24)}`);
+  const pod = (name: string, resourceVersion?: string): Record<string, unknown> => ({
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: { name, namespace: 'team', ...(resourceVersion === undefined ? {} : { resourceVersion }) },
+    spec: { containers: [{ name: 'c', image: 'busybox', securityContext: { privileged: true } }] },
+  });
+  const events = Array.from({ length: 1_200 }, (_, i) => JSON.stringify({
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'RequestResponse', auditID: `piped-${i}`, stage: 'ResponseComplete',
+    requestURI: '/api/v1/namespaces/team/pods', verb: 'create', user: { username: 'alice', groups },
+    objectRef: { resource: 'pods', namespace: 'team', name: `p${i}`, apiVersion: 'v1' },
+    responseStatus: { metadata: {}, code: 201 }, requestObject: pod(`p${i}`), responseObject: pod(`p${i}`, String(100 + i)),
+  }));
+  const log = join(tmp.dir, 'audit.log');
+  writeFileSync(log, events.join('\n') + '\n');
+  const config = join(tmp.dir, 'replay-config.yaml');
+  writeFileSync(config, admissionConfigYAML(join(root, 'testdata/dev/policies')));
+  const out = await pipedWhole(['replay', '--workers', '0', '-o', 'json', '--admission-config', config, log], 'stdout');
+  assert.ok(out.length > MiB, `${out.length} bytes`);
+  const report = JSON.parse(out.toString('utf8')) as { results: Array<{ auditID: string; result: string }> };
+  assert.equal(report.results.length, 1_200);
+  assert.equal(report.results.at(-1)!.auditID, 'piped-1199');
+  assert.ok(report.results.every((r) => r.result === 'denied'), 'each privileged pod is denied by the dev policy');
+});
+
+// These print little, whatever their input (a hash, a version, a help text, an audit policy): the whole of it, through
+// the same pipe.
+test('hash, version, help, audit-policy and a usage error reach a slow pipe whole', async () => {
+  assert.match((await pipedWhole(['audit-policy', '--dev'], 'stdout')).toString('utf8'), /^kind: Policy$/m);
   assert.match((await pipedWhole(['hash', join(root, 'testdata/dev/policies')], 'stdout')).toString('utf8'), /^sha256:[0-9a-f]{64}\n$/);
   assert.match((await pipedWhole(['version'], 'stdout')).toString('utf8'), /^static-admissiond \d+\.\d+\.\d+/);
   assert.match((await pipedWhole(['--help'], 'stdout')).toString('utf8'), /Run 'static-admissiond <command> --help'/);
