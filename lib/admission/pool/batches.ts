@@ -11,6 +11,8 @@ export interface LaneOptions<R> {
   readonly name: string | undefined;
   /** transfer the request buffers' ArrayBuffers instead of copying them */
   readonly transfer: boolean;
+  /** worker threads that are not reserves (pool.ts): a turn's requests are split between these */
+  readonly regular: number;
   /** one result per request of the batch, in order */
   decode(answer: Uint8Array): R[];
   /** a request the answer has no result for */
@@ -30,7 +32,7 @@ export class Lane<R> {
   /** Queues one request's buffer; the queue goes to the workers once this turn of the event loop is over. */
   submit(task: Uint8Array, settle: Settle<R>): void {
     this.#queue.push({ task, settle });
-    if (this.#queue.length >= this.maxBatch * Math.max(1, this.piscina.threads.length)) this.flush();
+    if (this.#queue.length >= this.maxBatch * this.#threads()) this.flush();
     else if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.flush());
@@ -39,8 +41,8 @@ export class Lane<R> {
 
   flush(): void {
     this.#scheduled = false;
-    // as many batches as workers (Piscina gives each to the least busy worker), each at most maxBatch requests
-    const threads = Math.max(1, this.piscina.threads.length);
+    // as many batches as regular workers (Piscina's balancer gives each to the least busy), each at most maxBatch
+    const threads = this.#threads();
     const queue = this.#queue;
     this.#queue = [];
     // A batch is answered when its last request is: a request more than twice the size of the smallest in its batch
@@ -55,6 +57,10 @@ export class Lane<R> {
       this.#run(queue.slice(start, end));
       start = end;
     }
+  }
+
+  #threads(): number {
+    return Math.max(1, Math.min(this.options.regular, this.piscina.threads.length));
   }
 
   #run(batch: ReadonlyArray<{ readonly task: Uint8Array; readonly settle: Settle<R> }>): void {

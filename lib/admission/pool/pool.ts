@@ -88,7 +88,7 @@ export interface PolicyPoolOptions {
   readonly maxSnapshots?: number;
   /** how long a task waits on a worker for a snapshot it has not compiled; default 5s (and never past the deadline) */
   readonly snapshotWaitMs?: number;
-  /** a worker evaluating one request for longer than this (ms) takes no new work (held.ts); default 2 */
+  /** a worker evaluating one request for longer than this (ms) takes no new work (held.ts); default 5 */
   readonly heldAfterMs?: number;
   /**
    * Reserve workers besides `threads`, started with them: they take work only while every regular worker is held
@@ -190,10 +190,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
     });
     this.#reviews = new Lane(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));

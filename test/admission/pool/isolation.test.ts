@@ -64,7 +64,7 @@ test('a request is not queued behind a held worker: the reserve worker answers i
   assert.equal(pool.heldWorkers(), 1, 'the runaway still runs');
 });
 
-test('the balancer: an idle worker first, then the least busy regular one that is not held, then a reserve, else none', () => {
+test('the balancer: an idle regular worker, else the least busy regular one not held, else a reserve, else none', () => {
   const table = watchdogLayout(createWatchdogBuffer(4));
   const now = Date.now();
   // threads 11 and 12 regular, 13 a reserve; 11 has been evaluating one request for 50 ms, 12 for 1 ms
@@ -76,11 +76,13 @@ test('the balancer: an idle worker first, then the least busy regular one that i
   type Worker = Parameters<LoadBalancer>[1][number];
   const worker = (id: number, currentUsage: number): Worker => ({ id, currentUsage }) as unknown as Worker;
   const pick = (...workers: Worker[]): number | undefined => balance({} as Parameters<LoadBalancer>[0], workers)?.id;
-  assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 0)), 13, 'an idle worker, reserve or not');
+  assert.equal(pick(worker(11, 1), worker(12, 0), worker(13, 0)), 12, 'an idle regular worker');
+  assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 0)), 12, 'a regular worker not held before a reserve: under load the reserve sleeps');
   // Piscina's LeastBusyBalancer would pick 11: the fewest tasks, but behind a runaway
   assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 1)), 12, 'the regular worker that is not held');
   table.busySince[1] = now - 50;
   assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 3)), 13, 'every regular one held: the reserve');
+  assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 0)), 13, 'an idle reserve');
   table.busySince[2] = now - 50;
   assert.equal(pick(worker(11, 1), worker(12, 2), worker(13, 3)), undefined, 'every worker held: none, the task waits in the queue');
   assert.equal(held.heldBy([11, 12, 13]), 0, 'no sizes written: 0');
