@@ -40,7 +40,9 @@ const apiServerID = "upstream-oracle"
 type policyPlugin struct {
 	handler    admission.Interface
 	hash       string
+	custom     map[schema.GroupVersion][]string // custom kinds the plugin's OpenAPI documents describe
 	namespaces *namespaceLister
+	openAPI    *openAPIClient
 	stop       chan struct{}
 }
 
@@ -118,14 +120,15 @@ func (i oracleInitializer) Initialize(plugin admission.Interface) {
 	}
 }
 
-func newPolicyPlugin(name, dir, hash string) (*policyPlugin, error) {
+func newPolicyPlugin(name, dir, hash string, custom map[schema.GroupVersion][]string) (*policyPlugin, error) {
 	registry := admission.NewPlugins()
 	validating.Register(registry)
 	mutating.Register(registry)
 
 	stop := make(chan struct{})
 	client := fake.NewSimpleClientset()
-	clientWithOpenAPI := withOpenAPI(client)
+	openAPI := newOpenAPIClient(custom)
+	clientWithOpenAPI := withOpenAPI(client, openAPI)
 	informerFactory := informers.NewSharedInformerFactory(client, 0)
 	// The namespace informer gates the plugin's readiness; register it before the factory starts.
 	informerFactory.Core().V1().Namespaces().Informer()
@@ -149,7 +152,7 @@ func newPolicyPlugin(name, dir, hash string) (*policyPlugin, error) {
 		close(stop)
 		return nil, fmt.Errorf("informers did not sync")
 	}
-	return &policyPlugin{handler: admission.WithAudit(handler), hash: hash, namespaces: namespaces, stop: stop}, nil
+	return &policyPlugin{handler: admission.WithAudit(handler), hash: hash, custom: custom, namespaces: namespaces, openAPI: openAPI, stop: stop}, nil
 }
 
 func (p *policyPlugin) close() { close(p.stop) }
@@ -166,11 +169,13 @@ const maxCachedPlugins = 32
 
 func newPluginCache() *pluginCache { return &pluginCache{entries: map[string]*policyPlugin{}} }
 
-func (c *pluginCache) get(name, dir string) (*policyPlugin, error) {
+// get returns the plugin for dir; custom, when set, is a custom kind the plugin's OpenAPI documents must describe
+// (the apiserver would have its CRD's schema).
+func (c *pluginCache) get(name, dir string, custom *schema.GroupVersionKind) (*policyPlugin, error) {
 	res, err := loadManifests(name, dir)
 	if err != nil {
 		// kube-apiserver refuses to start with this directory: building the plugin gives its own startup error.
-		p, buildErr := newPolicyPlugin(name, dir, "")
+		p, buildErr := newPolicyPlugin(name, dir, "", nil)
 		if buildErr == nil {
 			p.close()
 			return nil, fmt.Errorf("the loader refused %q but the plugin accepted it: %w", dir, err)
@@ -180,15 +185,24 @@ func (c *pluginCache) get(name, dir string) (*policyPlugin, error) {
 	key := name + "\x00" + dir
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	customKinds := map[schema.GroupVersion][]string{}
 	if existing, ok := c.entries[key]; ok {
-		if existing.hash == res.hash {
+		if existing.hash == res.hash && describes(existing.custom, custom) {
 			return existing, nil
+		}
+		if existing.hash == res.hash {
+			for gv, kinds := range existing.custom {
+				customKinds[gv] = slices.Clone(kinds)
+			}
 		}
 		existing.close()
 		delete(c.entries, key)
 		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
 	}
-	p, err := newPolicyPlugin(name, dir, res.hash)
+	if custom != nil && !describes(customKinds, custom) {
+		customKinds[custom.GroupVersion()] = append(customKinds[custom.GroupVersion()], custom.Kind)
+	}
+	p, err := newPolicyPlugin(name, dir, res.hash, customKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +216,10 @@ func (c *pluginCache) get(name, dir string) (*policyPlugin, error) {
 		delete(c.entries, oldest)
 	}
 	return p, nil
+}
+
+func describes(custom map[schema.GroupVersion][]string, gvk *schema.GroupVersionKind) bool {
+	return gvk == nil || slices.Contains(custom[gvk.GroupVersion()], gvk.Kind)
 }
 
 func (c *pluginCache) closeAll() {

@@ -13,7 +13,7 @@ func (o *oracle) validate(req request) (answer, error) {
 	if req.Dir == "" {
 		return nil, fmt.Errorf("validate needs dir")
 	}
-	plugin, err := o.plugins.get(validating.PluginName, req.Dir)
+	plugin, err := o.plugins.get(validating.PluginName, req.Dir, nil)
 	if err != nil {
 		return nil, err
 	}
