@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -41,12 +42,7 @@ func serve(o *oracle, in io.Reader, out io.Writer) error {
 	for {
 		line, readErr := reader.ReadBytes('\n')
 		if len(trimSpace(line)) > 0 {
-			answer := o.handleLine(line)
-			encoded, err := json.Marshal(answer)
-			if err != nil {
-				encoded, _ = json.Marshal(map[string]any{"id": answer["id"], "oracleError": "encoding the answer: " + err.Error()})
-			}
-			if _, err := writer.Write(append(encoded, '\n')); err != nil {
+			if err := writeAnswer(writer, o.handleLine(line)); err != nil {
 				return err
 			}
 			if err := writer.Flush(); err != nil {
@@ -60,6 +56,21 @@ func serve(o *oracle, in io.Reader, out io.Writer) error {
 			return readErr
 		}
 	}
+}
+
+// writeAnswer writes one JSON line; messages keep their <, > and & unescaped so they read as upstream wrote them.
+func writeAnswer(w io.Writer, a answer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(a); err != nil {
+		buf.Reset()
+		if err := enc.Encode(answer{"id": a["id"], "oracleError": "encoding the answer: " + err.Error()}); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
 
 func trimSpace(b []byte) []byte {
