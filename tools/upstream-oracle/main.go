@@ -34,26 +34,93 @@ func main() {
 	}
 }
 
-// serve answers each request line in turn. A line that is not a request gets an oracleError answer; the process only
-// stops at the end of its input.
+// maxInFlight bounds the requests read ahead of the answer being written.
+const maxInFlight = 64
+
+// serve answers each request line, in input order. Requests run concurrently, except that those for one plugin and
+// directory run one after another in input order (they share the plugin and its namespace lister). A line that is
+// not a request gets an oracleError answer; the process only stops at the end of its input.
 func serve(o *oracle, in io.Reader, out io.Writer) error {
 	reader := bufio.NewReaderSize(in, 1<<20)
-	writer := bufio.NewWriter(out)
-	for {
-		line, readErr := reader.ReadBytes('\n')
-		if len(trimSpace(line)) > 0 {
-			if err := writeAnswer(writer, o.handleLine(line)); err != nil {
-				return err
+	pending := make(chan chan answer, maxInFlight)
+	written := make(chan error, 1)
+	go func() {
+		writer := bufio.NewWriter(out)
+		var failed error
+		for next := range pending {
+			a := <-next
+			if failed != nil {
+				continue
 			}
-			if err := writer.Flush(); err != nil {
-				return err
+			failed = writeAnswer(writer, a)
+			if failed == nil && len(pending) == 0 {
+				failed = writer.Flush()
 			}
 		}
-		if readErr == io.EOF {
-			return nil
+		if failed == nil {
+			failed = writer.Flush()
+		}
+		written <- failed
+	}()
+	lastOfKey := map[string]chan struct{}{}
+	var readErr error
+	for {
+		var line []byte
+		line, readErr = reader.ReadBytes('\n')
+		if len(trimSpace(line)) > 0 {
+			result := make(chan answer, 1)
+			pending <- result
+			key := orderingKey(line)
+			previous := lastOfKey[key]
+			done := make(chan struct{})
+			if key != "" {
+				lastOfKey[key] = done
+				forgetFinished(lastOfKey)
+			}
+			go func() {
+				defer close(done)
+				if previous != nil {
+					<-previous
+				}
+				result <- o.handleLine(line)
+			}()
 		}
 		if readErr != nil {
-			return readErr
+			break
+		}
+	}
+	close(pending)
+	if err := <-written; err != nil {
+		return err
+	}
+	if readErr == io.EOF {
+		return nil
+	}
+	return readErr
+}
+
+// orderingKey names what a request must not overlap with: validate and mutate requests on one directory.
+func orderingKey(line []byte) string {
+	var head struct {
+		Op  string `json:"op"`
+		Dir string `json:"dir"`
+	}
+	if json.Unmarshal(line, &head) != nil || head.Dir == "" || (head.Op != "validate" && head.Op != "mutate") {
+		return ""
+	}
+	return head.Op + "\x00" + head.Dir
+}
+
+// forgetFinished keeps the ordering map from growing with every directory ever seen.
+func forgetFinished(last map[string]chan struct{}) {
+	if len(last) < 4096 {
+		return
+	}
+	for key, done := range last {
+		select {
+		case <-done:
+			delete(last, key)
+		default:
 		}
 	}
 }

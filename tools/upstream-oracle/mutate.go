@@ -42,6 +42,7 @@ func (o *oracle) mutate(req request) (answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer o.plugins.release(plugin)
 	mutator, ok := plugin.handler.(admission.MutationInterface)
 	if !ok {
 		return nil, fmt.Errorf("plugin %s does not mutate", mutating.PluginName)

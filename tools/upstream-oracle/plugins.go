@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +43,8 @@ type policyPlugin struct {
 	namespaces *namespaceLister
 	openAPI    *openAPIClient
 	stop       chan struct{}
+	users      int  // requests holding the plugin (guarded by the cache's lock)
+	dropped    bool // out of the cache: stopped when its last user releases it
 }
 
 // namespaceLister answers the plugin's namespace look-ups with the namespace object of the request being decided, so
@@ -156,78 +157,3 @@ func newPolicyPlugin(name, dir, hash string, custom map[schema.GroupVersion][]st
 }
 
 func (p *policyPlugin) close() { close(p.stop) }
-
-// pluginCache keeps one plugin per (plugin, directory), rebuilt when the directory's content hash changes, so a
-// suite can send thousands of requests against one manifest set without rebuilding it each time.
-type pluginCache struct {
-	mu      sync.Mutex
-	entries map[string]*policyPlugin
-	order   []string
-}
-
-const maxCachedPlugins = 32
-
-func newPluginCache() *pluginCache { return &pluginCache{entries: map[string]*policyPlugin{}} }
-
-// get returns the plugin for dir; custom, when set, is a custom kind the plugin's OpenAPI documents must describe
-// (the apiserver would have its CRD's schema).
-func (c *pluginCache) get(name, dir string, custom *schema.GroupVersionKind) (*policyPlugin, error) {
-	res, err := loadManifests(name, dir)
-	if err != nil {
-		// kube-apiserver refuses to start with this directory: building the plugin gives its own startup error.
-		p, buildErr := newPolicyPlugin(name, dir, "", nil)
-		if buildErr == nil {
-			p.close()
-			return nil, fmt.Errorf("the loader refused %q but the plugin accepted it: %w", dir, err)
-		}
-		return nil, buildErr
-	}
-	key := name + "\x00" + dir
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	customKinds := map[schema.GroupVersion][]string{}
-	if existing, ok := c.entries[key]; ok {
-		if existing.hash == res.hash && describes(existing.custom, custom) {
-			return existing, nil
-		}
-		if existing.hash == res.hash {
-			for gv, kinds := range existing.custom {
-				customKinds[gv] = slices.Clone(kinds)
-			}
-		}
-		existing.close()
-		delete(c.entries, key)
-		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
-	}
-	if custom != nil && !describes(customKinds, custom) {
-		customKinds[custom.GroupVersion()] = append(customKinds[custom.GroupVersion()], custom.Kind)
-	}
-	p, err := newPolicyPlugin(name, dir, res.hash, customKinds)
-	if err != nil {
-		return nil, err
-	}
-	c.entries[key] = p
-	c.order = append(c.order, key)
-	// Oldest first out: each plugin holds informers and goroutines.
-	for len(c.order) > maxCachedPlugins {
-		oldest := c.order[0]
-		c.order = c.order[1:]
-		c.entries[oldest].close()
-		delete(c.entries, oldest)
-	}
-	return p, nil
-}
-
-func describes(custom map[schema.GroupVersion][]string, gvk *schema.GroupVersionKind) bool {
-	return gvk == nil || slices.Contains(custom[gvk.GroupVersion()], gvk.Kind)
-}
-
-func (c *pluginCache) closeAll() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for key, p := range c.entries {
-		p.close()
-		delete(c.entries, key)
-	}
-	c.order = nil
-}

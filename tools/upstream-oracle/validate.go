@@ -17,6 +17,7 @@ func (o *oracle) validate(req request) (answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer o.plugins.release(plugin)
 	review, err := parseReview(req.Review)
 	if err != nil {
 		return nil, err
