@@ -16,12 +16,9 @@ import (
 )
 
 func main() {
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	// Upstream logs every load at info level; keep the default quiet so a test run's stderr stays readable.
-	_ = klogFlags.Set("logtostderr", "true")
-	_ = klogFlags.Set("v", "0")
-	_ = klogFlags.Set("stderrthreshold", "ERROR")
+	verbose := flag.Bool("verbose", false, "write upstream's info logs to stderr too (by default only warnings and errors)")
+	flag.Parse()
+	quietLogs(*verbose)
 	if err := enableUpstreamDefaults(); err != nil {
 		fmt.Fprintln(os.Stderr, "upstream-oracle:", err)
 		os.Exit(2)
@@ -138,6 +135,25 @@ func writeAnswer(w io.Writer, a answer) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// quietLogs keeps upstream's per-load info lines out of stderr unless asked for: a suite builds thousands of plugins.
+// Warnings and errors still reach stderr, once each.
+func quietLogs(verbose bool) {
+	flags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(flags)
+	if verbose {
+		_ = flags.Set("logtostderr", "true")
+		return
+	}
+	_ = flags.Set("logtostderr", "false")
+	_ = flags.Set("alsologtostderr", "false")
+	_ = flags.Set("stderrthreshold", "FATAL")
+	// An entry is written to its own severity's output and every lower one's; only WARNING's goes anywhere.
+	klog.SetOutputBySeverity("INFO", io.Discard)
+	klog.SetOutputBySeverity("WARNING", os.Stderr)
+	klog.SetOutputBySeverity("ERROR", io.Discard)
+	klog.SetOutputBySeverity("FATAL", io.Discard)
 }
 
 func trimSpace(b []byte) []byte {
