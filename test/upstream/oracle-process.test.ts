@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
+import { configMapRequest } from '../webhook/helpers.js';
 
 const oraclePath = new URL('../../../tools/upstream-oracle/bin/upstream-oracle', import.meta.url).pathname;
 
@@ -70,23 +71,10 @@ metadata: {name: team.static.k8s.io}
 spec: {policyName: team.static.k8s.io}
 `;
 
+/** A ConfigMap CREATE in namespace apps, as the apiserver sends it, wrapped in its AdmissionReview. */
 function configMapReview(labels?: Record<string, string>): unknown {
-  return {
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: 'u1',
-      kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      requestKind: { group: '', version: 'v1', kind: 'ConfigMap' },
-      requestResource: { group: '', version: 'v1', resource: 'configmaps' },
-      name: 'cm1',
-      namespace: 'apps',
-      operation: 'CREATE',
-      userInfo: { username: 'alice' },
-      object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1', namespace: 'apps', ...(labels ? { labels } : {}) } },
-    },
-  };
+  const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1', namespace: 'apps', ...(labels ? { labels } : {}) } };
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: configMapRequest({ name: 'cm1', namespace: 'apps', object }) };
 }
 
 let root = '';

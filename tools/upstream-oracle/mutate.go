@@ -22,14 +22,7 @@ const schemaPending = "There can be a delay between when CustomResourceDefinitio
 // mutate admits a request through the MutatingAdmissionPolicy plugin over a staticManifestsDir, with the
 // apiserver's reinvocation, and answers with the object as admission left it, in the request's version.
 func (o *oracle) mutate(req request) (answer, error) {
-	if req.Dir == "" {
-		return nil, fmt.Errorf("mutate needs dir")
-	}
-	review, err := parseReview(req.Review)
-	if err != nil {
-		return nil, err
-	}
-	ns, err := parseNamespace(req.Namespace)
+	review, ns, err := decisionInputs(req)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,22 @@ type admissionRequest struct {
 	typed      bool
 }
 
+// decisionInputs reads what validate and mutate share: a directory, the review's request and the namespace object.
+func decisionInputs(req request) (*admissionv1.AdmissionRequest, *corev1.Namespace, error) {
+	if req.Dir == "" {
+		return nil, nil, fmt.Errorf("%s needs dir", req.Op)
+	}
+	review, err := parseReview(req.Review)
+	if err != nil {
+		return nil, nil, err
+	}
+	ns, err := parseNamespace(req.Namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	return review, ns, nil
+}
+
 func parseReview(raw json.RawMessage) (*admissionv1.AdmissionRequest, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("review is missing")

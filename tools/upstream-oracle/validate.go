@@ -10,22 +10,15 @@ import (
 
 // validate decides a request with the ValidatingAdmissionPolicy plugin over a staticManifestsDir.
 func (o *oracle) validate(req request) (answer, error) {
-	if req.Dir == "" {
-		return nil, fmt.Errorf("validate needs dir")
+	review, ns, err := decisionInputs(req)
+	if err != nil {
+		return nil, err
 	}
 	plugin, err := o.plugins.get(validating.PluginName, req.Dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer o.plugins.release(plugin)
-	review, err := parseReview(req.Review)
-	if err != nil {
-		return nil, err
-	}
-	ns, err := parseNamespace(req.Namespace)
-	if err != nil {
-		return nil, err
-	}
 	ar, err := newAdmissionRequest(review)
 	if err != nil {
 		return nil, err
