@@ -1,0 +1,158 @@
+// ApplyConfiguration mutations on the built-in kinds beyond core/apps/batch: each is merged with its own schema,
+// as kube-apiserver 1.36 merges it (upstream: k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/smd.go
+// ApplyStructuredMergeDiff, with the type converter typeconverter.go builds from the /openapi/v3 document of the
+// object's group version), so a field the kind does not declare is refused and the failure policy decides, atomic
+// values may not be set, and lists merge by their keys. A custom resource, whose schema this daemon cannot read,
+// is merged as deduced.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AdmissionRequest } from '../../../lib/api/admission.js';
+import { defaulted, loadHooks, mutate } from './helpers.js';
+
+interface Kind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly resource: string;
+  readonly namespaced: boolean;
+}
+
+const kinds: readonly Kind[] = [
+  { apiVersion: 'v1', kind: 'Endpoints', resource: 'endpoints', namespaced: true },
+  { apiVersion: 'v1', kind: 'Event', resource: 'events', namespaced: true },
+  { apiVersion: 'v1', kind: 'Node', resource: 'nodes', namespaced: false },
+  { apiVersion: 'v1', kind: 'PersistentVolume', resource: 'persistentvolumes', namespaced: false },
+  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', resource: 'leases', namespaced: true },
+  { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true },
+  { apiVersion: 'events.k8s.io/v1', kind: 'Event', resource: 'events', namespaced: true },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', resource: 'ingresses', namespaced: true },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', resource: 'networkpolicies', namespaced: true },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', namespaced: true },
+  { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', namespaced: true },
+  { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', resource: 'storageclasses', namespaced: false },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false },
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions', namespaced: false },
+  { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', resource: 'apiservices', namespaced: false },
+  { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', resource: 'resourceclaims', namespaced: true },
+];
+
+const group = (k: Kind): string => (k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '');
+
+function policyFor(k: Kind, expression: string, failurePolicy = 'Fail'): string {
+  return `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: ac.static.k8s.io}
+spec:
+  failurePolicy: ${failurePolicy}
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["${group(k)}"], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: [${k.resource}]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: '${expression}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: ac-binding.static.k8s.io}
+spec:
+  policyName: ac.static.k8s.io
+`;
+}
+
+function requestOf(k: Kind, object: Record<string, unknown>): AdmissionRequest {
+  const [g, version] = k.apiVersion.includes('/') ? k.apiVersion.split('/') as [string, string] : ['', k.apiVersion];
+  return {
+    uid: 'u-1',
+    kind: { group: g, version, kind: k.kind },
+    resource: { group: g, version, resource: k.resource },
+    requestKind: { group: g, version, kind: k.kind },
+    requestResource: { group: g, version, resource: k.resource },
+    name: 'x',
+    ...(k.namespaced ? { namespace: 'default' } : {}),
+    operation: 'CREATE',
+    userInfo: { username: 'admin' },
+    object: defaulted(object),
+    oldObject: null,
+    dryRun: false,
+  } as AdmissionRequest;
+}
+
+const objectOf = (k: Kind, fields: Record<string, unknown> = {}): Record<string, unknown> =>
+  ({ apiVersion: k.apiVersion, kind: k.kind, metadata: { name: 'x', ...(k.namespaced ? { namespace: 'default' } : {}) }, ...fields });
+
+async function apply(k: Kind, expression: string, fields: Record<string, unknown> = {}, failurePolicy = 'Fail'): Promise<{ allowed: boolean; message: string; patched: unknown }> {
+  const { response, patched } = await mutate(loadHooks(policyFor(k, expression, failurePolicy)), requestOf(k, objectOf(k, fields)));
+  return { allowed: response.allowed === true, message: response.status?.message ?? '', patched };
+}
+
+const denied = (message: string): string => `policy 'ac.static.k8s.io' with binding 'ac-binding.static.k8s.io' denied request: error applying patch: ${message}`;
+
+describe('a field the kind does not declare is refused, for every built-in kind', () => {
+  for (const k of kinds) {
+    it(`${k.apiVersion} ${k.kind}`, async () => {
+      const { allowed, message } = await apply(k, 'Object{notAField: "x"}');
+      assert.equal(allowed, false);
+      assert.equal(message, denied('failed to convert patch object to typed object: .notAField: field not declared in schema'));
+    });
+  }
+
+  it('the message names the path: .spec on a kind without spec, .spec.x inside one', async () => {
+    const endpoints = kinds.find((k) => k.kind === 'Endpoints')!;
+    assert.equal((await apply(endpoints, 'Object{spec: Object.spec{x: 1}}')).message, denied('failed to convert patch object to typed object: .spec: field not declared in schema'));
+    const lease = kinds.find((k) => k.kind === 'Lease')!;
+    assert.equal((await apply(lease, 'Object{spec: Object.spec{holder: "a"}}')).message, denied('failed to convert patch object to typed object: .spec.holder: field not declared in schema'));
+  });
+
+  it('failurePolicy Ignore lets the request through unchanged', async () => {
+    const lease = kinds.find((k) => k.kind === 'Lease')!;
+    const { allowed, patched } = await apply(lease, 'Object{spec: Object.spec{holder: "a"}}', { spec: { holderIdentity: 'b' } }, 'Ignore');
+    assert.equal(allowed, true);
+    assert.deepEqual(patched, defaulted(objectOf(lease, { spec: { holderIdentity: 'b' } })));
+  });
+});
+
+describe('the new kinds merge by their own schema', () => {
+  it('a declared field is merged: Lease spec.holderIdentity', async () => {
+    const lease = kinds.find((k) => k.kind === 'Lease')!;
+    const { allowed, patched } = await apply(lease, 'Object{spec: Object.spec{holderIdentity: "a"}}', { spec: { leaseDurationSeconds: 15 } });
+    assert.equal(allowed, true);
+    assert.deepEqual(patched, defaulted(objectOf(lease, { spec: { leaseDurationSeconds: 15, holderIdentity: 'a' } })));
+  });
+
+  it('atomic lists, maps and structs may not be set: StorageClass mountOptions, PDB selector, Event involvedObject', async () => {
+    const storageClass = kinds.find((k) => k.kind === 'StorageClass')!;
+    assert.equal((await apply(storageClass, 'Object{mountOptions: ["ro"]}', { provisioner: 'p' })).message,
+      denied('invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .mountOptions'));
+    const pdb = kinds.find((k) => k.kind === 'PodDisruptionBudget')!;
+    assert.equal((await apply(pdb, 'Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}')).message,
+      denied('invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector'));
+    const event = kinds.find((k) => k.apiVersion === 'v1' && k.kind === 'Event')!;
+    assert.equal((await apply(event, 'Object{involvedObject: Object.involvedObject{name: "n"}}')).message,
+      denied('invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .involvedObject'));
+  });
+
+  it('a field may make an atomic struct granular: PersistentVolume spec.claimRef (an ObjectReference) merges', async () => {
+    // upstream: api/openapi-spec/v3 PersistentVolumeSpec.claimRef x-kubernetes-map-type: granular, kube-openapi
+    // pkg/schemaconv makeOpenAPIRef
+    const pv = kinds.find((k) => k.kind === 'PersistentVolume')!;
+    const { allowed, patched } = await apply(pv, 'Object{spec: Object.spec{claimRef: Object.spec.claimRef{name: "c"}}}', { spec: { claimRef: { namespace: 'ns' } } });
+    assert.equal(allowed, true);
+    assert.deepEqual((patched as { spec: { claimRef: unknown } }).spec.claimRef, { namespace: 'ns', name: 'c' });
+  });
+
+  it('a patch-merge-key list merges by its key: Node status.addresses by type', async () => {
+    const node = kinds.find((k) => k.kind === 'Node')!;
+    const { allowed, patched } = await apply(node, 'Object{status: Object.status{addresses: [Object.status.addresses{type: "Hostname", address: "h"}]}}',
+      { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } });
+    assert.equal(allowed, true);
+    assert.deepEqual((patched as { status: { addresses: unknown } }).status.addresses, [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'Hostname', address: 'h' }]);
+  });
+
+  it('a custom resource has no schema here: any field merged, maps key by key, lists replaced', async () => {
+    const widget: Kind = { apiVersion: 'example.com/v1', kind: 'Widget', resource: 'widgets', namespaced: true };
+    const { allowed, patched } = await apply(widget, 'Object{spec: Object.spec{anything: "x", items: ["b"]}}', { spec: { size: 1, items: ['a'] } });
+    assert.equal(allowed, true);
+    assert.deepEqual(patched, objectOf(widget, { spec: { size: 1, items: ['b'], anything: 'x' } }));
+  });
+});
