@@ -3,7 +3,8 @@
 // ApplyStructuredMergeDiff, with the type converter typeconverter.go builds from the /openapi/v3 document of the
 // object's group version), so a field the kind does not declare is refused and the failure policy decides, atomic
 // values may not be set, and lists merge by their keys. A custom resource, whose schema this daemon cannot read,
-// is merged as deduced.
+// is merged as deduced. The expected results and messages were confirmed by running upstream's own
+// ApplyStructuredMergeDiff with managedfields.NewTypeConverter over the v1.36.3 api/openapi-spec/v3 documents.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionRequest } from '../../../lib/api/admission.js';
