@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionRequest } from '../../../lib/api/admission.js';
-import { defaulted, loadHooks, mutate } from './helpers.js';
+import { defaulted, loadHooks, mutate, policy } from './helpers.js';
 
 interface Kind {
   readonly apiVersion: string;
@@ -38,29 +38,6 @@ const kinds: readonly Kind[] = [
 
 const group = (k: Kind): string => (k.apiVersion.includes('/') ? k.apiVersion.split('/')[0]! : '');
 
-function policyFor(k: Kind, expression: string, failurePolicy = 'Fail'): string {
-  return `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: ac.static.k8s.io}
-spec:
-  failurePolicy: ${failurePolicy}
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: ["${group(k)}"], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: [${k.resource}]}
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: '${expression}'
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: ac-binding.static.k8s.io}
-spec:
-  policyName: ac.static.k8s.io
-`;
-}
-
 function requestOf(k: Kind, object: Record<string, unknown>): AdmissionRequest {
   const [g, version] = k.apiVersion.includes('/') ? k.apiVersion.split('/') as [string, string] : ['', k.apiVersion];
   return {
@@ -82,8 +59,9 @@ function requestOf(k: Kind, object: Record<string, unknown>): AdmissionRequest {
 const objectOf = (k: Kind, fields: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ apiVersion: k.apiVersion, kind: k.kind, metadata: { name: 'x', ...(k.namespaced ? { namespace: 'default' } : {}) }, ...fields });
 
-async function apply(k: Kind, expression: string, fields: Record<string, unknown> = {}, failurePolicy = 'Fail'): Promise<{ allowed: boolean; message: string; patched: unknown }> {
-  const { response, patched } = await mutate(loadHooks(policyFor(k, expression, failurePolicy)), requestOf(k, objectOf(k, fields)));
+async function apply(k: Kind, expression: string, fields: Record<string, unknown> = {}, failurePolicy: 'Fail' | 'Ignore' = 'Fail'): Promise<{ allowed: boolean; message: string; patched: unknown }> {
+  const hooks = loadHooks(policy('ac', [{ applyConfiguration: expression }], { group: group(k), versions: '"*"', resources: k.resource, failurePolicy }));
+  const { response, patched } = await mutate(hooks, requestOf(k, objectOf(k, fields)));
   return { allowed: response.allowed === true, message: response.status?.message ?? '', patched };
 }
 
