@@ -135,3 +135,44 @@ describe('the new kinds merge by their own schema', () => {
     assert.deepEqual(patched, objectOf(widget, { spec: { size: 1, items: ['b'], anything: 'x' } }));
   });
 });
+
+// upstream: k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/json_patch.go decodes a JSONPatch result
+// strictly into the kind's Go type, for every kind in the scheme; a failure is an internal error whatever the failure
+// policy. Messages confirmed with that serializer (k8s.io/apimachinery v0.36.3 json.NewSerializerWithOptions, Strict)
+// over client-go's scheme plus apiextensions and apiregistration.
+describe('a JSONPatch result is decoded strictly, for every built-in kind', () => {
+  async function jsonPatch(k: Kind, patch: string, fields: Record<string, unknown>): Promise<{ allowed: boolean; code?: number; message: string }> {
+    const hooks = loadHooks(policy('jp', [{ jsonPatch: patch }], { group: group(k), versions: '"*"', resources: k.resource, failurePolicy: 'Ignore' }));
+    const { response } = await mutate(hooks, requestOf(k, objectOf(k, fields)));
+    return { allowed: response.allowed === true, ...(response.status?.code === undefined ? {} : { code: response.status.code }), message: response.status?.message ?? '' };
+  }
+  const internal = (message: string): { allowed: boolean; code: number; message: string } => ({ allowed: false, code: 500, message: `Internal error occurred: ${message}` });
+  const lease = kinds.find((k) => k.kind === 'Lease')!;
+  const ingress = kinds.find((k) => k.kind === 'Ingress')!;
+  const crd = kinds.find((k) => k.kind === 'CustomResourceDefinition')!;
+  const schema = (openAPIV3Schema: Record<string, unknown>): Record<string, unknown> =>
+    ({ spec: { group: 'example.com', names: { plural: 'widgets', kind: 'Widget' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] } });
+
+  it('an unknown field: Lease spec.foo', async () => {
+    assert.deepEqual(await jsonPatch(lease, '[JSONPatch{op: "add", path: "/spec/foo", value: "a"}]', { spec: { holderIdentity: 'h' } }),
+      internal('strict decoding error: unknown field "spec.foo"'));
+  });
+
+  it('a field of the wrong type: Ingress spec.ingressClassName', async () => {
+    assert.deepEqual(await jsonPatch(ingress, '[JSONPatch{op: "add", path: "/spec/ingressClassName", value: 5}]', { spec: {} }),
+      internal('json: cannot unmarshal number into Go struct field IngressSpec.spec.ingressClassName of type string'));
+  });
+
+  it('a CRD schema: strict where JSONSchemaProps is a plain struct, not inside items, and additionalProperties a boolean or a schema', async () => {
+    assert.deepEqual(await jsonPatch(crd, '[JSONPatch{op: "add", path: "/spec/versions/0/schema/openAPIV3Schema/bogus", value: 1}]', schema({ type: 'object' })),
+      internal('strict decoding error: unknown field "spec.versions[0].schema.openAPIV3Schema.bogus"'));
+    assert.equal((await jsonPatch(crd, '[JSONPatch{op: "add", path: "/spec/versions/0/schema/openAPIV3Schema/items", value: {"bogus": 1}}]', schema({ type: 'object' }))).allowed, true);
+    assert.deepEqual(await jsonPatch(crd, '[JSONPatch{op: "add", path: "/spec/versions/0/schema/openAPIV3Schema/additionalProperties", value: 5}]', schema({ type: 'object' })),
+      internal('boolean or JSON schema expected'));
+  });
+
+  it('a custom resource is not decoded into a type: any field', async () => {
+    const widget: Kind = { apiVersion: 'example.com/v1', kind: 'Widget', resource: 'widgets', namespaced: true };
+    assert.equal((await jsonPatch(widget, '[JSONPatch{op: "add", path: "/spec/anything", value: 5}]', { spec: {} })).allowed, true);
+  });
+});

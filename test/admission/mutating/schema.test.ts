@@ -50,3 +50,14 @@ test('the committed merge-schema.generated.ts is what the generator makes from k
     cleanup();
   }
 });
+
+test('the committed decode-types.generated.ts is what the generator makes from the v0.36.3 Go sources', { skip: !existsSync(openAPI) && `no ${openAPI} here` }, () => {
+  const { dir, cleanup } = tempDir('sad-gen-');
+  try {
+    const out = join(dir, 'decode-types.generated.ts');
+    execFileSync(process.execPath, [join(root, 'scripts/gen-decode-types.mjs'), join(openAPI, '../../../../..'), out], { stdio: 'pipe' });
+    assert.equal(readFileSync(out, 'utf8'), readFileSync(join(root, 'lib/admission/mutating/decode-types.generated.ts'), 'utf8'));
+  } finally {
+    cleanup();
+  }
+});
