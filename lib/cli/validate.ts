@@ -20,6 +20,7 @@ import { sideCoverage, sideOf, systemNamespaces } from '../registration/coverage
 import type { LoadedPlugin } from '../registration/coverage.js';
 import { driftAgainst, RegistrationFileError } from '../registration/drift.js';
 import { registrationUpdateCommands } from '../registration/keeper.js';
+import { unreachableAdvice, unreachableMessage } from '../registration/unreachable.js';
 
 export const validateFlags: readonly FlagSpec[] = [
   ...configFlags,
@@ -78,6 +79,9 @@ function registrationDrift(file: string, loaded: readonly LoadedPlugin[], option
     for (const u of uncovered) {
       report.errors.push({ plugin, message: `${u.owner} can match requests the registration ${JSON.stringify(file)} does not send, so it is not enforced: ${u.missing.slice(0, 8).join('; ')}${u.missing.length > 8 ? `; and ${u.missing.length - 8} more` : ''}. ${fix}` });
     }
+  }
+  for (const u of drift.unreachable) {
+    report.plugins.find((p) => p.plugin === u.plugin)?.warnings.push(`${unreachableMessage(u)} ${unreachableAdvice}`);
   }
   for (const webhooks of drift.excess.values()) {
     for (const w of webhooks) {
