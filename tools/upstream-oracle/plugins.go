@@ -88,7 +88,7 @@ func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.De
 }
 
 // pluginConfig is the plugin's section of an AdmissionConfiguration, as kube-apiserver hands it to the plugin factory.
-type pluginConfig struct{ name, dir string }
+type pluginConfig struct{ dir string }
 
 func (c pluginConfig) ConfigFor(pluginName string) (io.Reader, error) {
 	kind := map[string]string{
@@ -143,7 +143,7 @@ func newPolicyPlugin(name, dir, hash string, custom map[schema.GroupVersion][]st
 	}
 	// kube-apiserver's handlers wrap the whole chain in admission.WithAudit (k8s.io/apiserver pkg/endpoints/handlers/
 	// create.go), which moves the annotations plugins record into the request's audit event.
-	handler, err := registry.NewFromPlugins([]string{name}, pluginConfig{name: name, dir: dir}, initializers, nil)
+	handler, err := registry.NewFromPlugins([]string{name}, pluginConfig{dir: dir}, initializers, nil)
 	if err != nil {
 		close(stop)
 		return nil, err
