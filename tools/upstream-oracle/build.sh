@@ -9,7 +9,7 @@ if ! command -v go >/dev/null 2>&1; then
   if [ -x /usr/local/go/bin/go ]; then
     PATH="/usr/local/go/bin:$PATH"
   else
-    echo "upstream-oracle: 'go' not found; install Go 1.26 or newer (https://go.dev/dl/)" >&2
+    echo "upstream-oracle: 'go' not found; install Go 1.26 or newer" >&2
     exit 1
   fi
 fi

@@ -21,14 +21,19 @@ case "$(uname -m)" in
   *) arch="$(uname -m)" ;;
 esac
 if [ -z "${sha256[$arch]:-}" ]; then
-  echo "ensure-go: no Go on PATH and no pinned Go $version for linux-$arch; install Go >= 1.26 (https://go.dev/dl/)" >&2
+  echo "ensure-go: no Go on PATH and no pinned Go $version for linux-$arch; install Go >= 1.26" >&2
   exit 1
 fi
 module="golang.org/toolchain@v0.0.1-go$version.linux-$arch"
 dest="${XDG_CACHE_HOME:-$HOME/.cache}/static-admissiond/go$version.linux-$arch"
 if [ ! -x "$dest/bin/go" ]; then
-  proxy="${GOPROXY:-https://proxy.golang.org}"
+  # The machine's configured Go module proxy; none configured means nowhere to fetch from.
+  proxy="${GOPROXY:-}"
   proxy="${proxy%%[,|]*}"
+  case "$proxy" in
+    http://* | https://*) ;;
+    *) echo "ensure-go: no Go on PATH and GOPROXY names no proxy to fetch Go $version from; install Go >= 1.26" >&2; exit 1 ;;
+  esac
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   echo "ensure-go: downloading Go $version (linux-$arch) from $proxy" >&2
