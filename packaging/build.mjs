@@ -149,11 +149,13 @@ function buildDeb(tree) {
   for (const script of ['postinst', 'prerm', 'postrm']) cpSync(join(here, 'debian', script), join(control, script));
   for (const added of ['etc', 'DEBIAN', 'usr/share/lintian']) normaliseModes(join(tree, added));
   chmodSync(join(tree, 'etc/kubernetes/pki', name), 0o750);
+  // what dh_md5sums writes: `dpkg --verify` and debsums check installed files against it
+  writeFileSync(join(control, 'md5sums'), md5sums(tree, control).map(([sum, file]) => `${sum}  ${file}\n`).join(''));
   const installedKiB = Math.ceil(diskUsage(tree, control) / 1024);
   writeFileSync(join(control, 'control'), readFileSync(join(here, 'debian', 'control'), 'utf8')
     .replace('@VERSION@', version).replace('@INSTALLED_SIZE@', String(installedKiB))
     .replace('nodejs (>= 20.19)', `nodejs (>= ${requiredNode})`));
-  chmodSync(join(control, 'control'), 0o644);
+  for (const f of ['control', 'md5sums']) chmodSync(join(control, f), 0o644);
   const deb = join(out, `${name}_${version}_all.deb`);
   run('dpkg-deb', ['--root-owner-group', `-Z${fast ? 'gzip' : 'xz'}`, '--build', tree, deb]);
   return deb;
@@ -187,6 +189,17 @@ function normaliseModes(path) {
   }
   const executable = (st.mode & 0o100) !== 0 || /\/DEBIAN\/(postinst|prerm|postrm)$/.test(path);
   chmodSync(path, executable ? 0o755 : 0o644);
+}
+
+/** [md5, path relative to `tree`] of every regular file under `tree` but `except`, sorted by path. */
+function md5sums(tree, except, dir = tree) {
+  return readdirSync(dir).sort().flatMap((entry) => {
+    const path = join(dir, entry);
+    const st = lstatSync(path);
+    if (path === except || st.isSymbolicLink()) return [];
+    if (st.isDirectory()) return md5sums(tree, except, path);
+    return [[createHash('md5').update(readFileSync(path)).digest('hex'), relative(tree, path)]];
+  });
 }
 
 function diskUsage(path, except) {

@@ -4,7 +4,8 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { one, parseUnit, words } from '../systemd/unit-file.js';
 import { assertNoTestOrBenchData, buildOnce, check, has, listing, needs, name, packageJson, smokeTest, version } from './helpers.js';
@@ -44,6 +45,11 @@ describe('the .deb, unpacked into a scratch root', { skip: needs('dpkg-deb') }, 
     assert.equal(realpathSync(join(root, 'usr/bin', name)), join(realpathSync(root), `usr/lib/${name}/dist/cmd/${name}.js`));
     assert.ok(!files.some((f) => f.startsWith('etc/') && !f.endsWith('/')), 'no configuration file is shipped: they are the operator\'s');
     assertNoTestOrBenchData(files, `usr/lib/${name}`);
+    // DEBIAN/md5sums (what dpkg --verify checks) lists every file, with its sum
+    const sums = readFileSync(join(root, 'DEBIAN', 'md5sums'), 'utf8').trimEnd().split('\n').map((l) => l.split('  ') as [string, string]);
+    const regular = files.filter((f) => !f.endsWith('/') && !f.startsWith('DEBIAN/') && !lstatSync(join(root, f)).isSymbolicLink());
+    assert.deepEqual(sums.map(([, f]) => f).sort(), regular.sort());
+    for (const [sum, f] of sums) assert.equal(createHash('md5').update(readFileSync(join(root, f))).digest('hex'), sum, f);
   });
 
   test('declares its Node, and its maintainer scripts create the user and never start or restart the service', () => {
