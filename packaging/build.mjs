@@ -93,6 +93,7 @@ function stageProgram(app) {
   const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
   run(npm[0], [...npm.slice(1), 'ci', '--omit=dev', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund',
     ...(offline ? ['--offline'] : ['--prefer-offline'])], { cwd: app });
+  // (--ignore-scripts: the one install script among them, protobufjs's postinstall, only warns about version ranges)
   // npm ci's links to dependencies' commands and its record of the tree: nothing at run time reads them
   rmSync(join(app, 'node_modules', '.bin'), { recursive: true, force: true });
   rmSync(join(app, 'node_modules', '.package-lock.json'), { force: true });
