@@ -7,6 +7,10 @@ import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage, isPluginName, pluginKinds, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
+import { describeIgnored, ignoredEntries } from '../manifest/ignored.js';
+import type { IgnoredEntry } from '../manifest/ignored.js';
+import { formatTypeCheckWarning, formatUnknownResources, typeCheckManifests } from '../manifest/type-check.js';
+import type { SchemaSource } from '../cel/index.js';
 import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
@@ -38,6 +42,14 @@ export interface PluginReport {
   hash: string;
   counts: Record<string, number>;
   warnings: string[];
+  /** of `warnings`, how many are type-check warnings */
+  typeCheckWarnings: number;
+  /** notes that are not warnings: resources matched that have no schema to type-check against */
+  notes: string[];
+  /** directory entries the load skipped, and why */
+  ignored: IgnoredEntry[];
+  /** editor droppings and hidden entries skipped, counted only */
+  ignoredHidden: number;
   /** audit annotation keys answered under a shortened name: in-tree key → the key this daemon answers */
   auditAnnotationKeys?: Record<string, string>;
 }
@@ -56,6 +68,8 @@ interface RegistrationChecks {
   readonly includeSystemNamespaces: boolean;
   /** --authorization-kubeconfig was given: no warning about policies that use `authorizer` */
   readonly authorizationConfigured?: boolean;
+  /** where kinds' schemas come from (built-ins, plus --crd) */
+  readonly schemas?: SchemaSource;
 }
 
 /** Keys a policy's audit annotations are answered under, where they differ from `<policy>_<key>`. */
@@ -100,8 +114,22 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
       loaded.push({ plugin, manifests: snapshot.manifests });
       const warnings = [...manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions), ...authorizerWarnings(snapshot.compiled, checks.authorizationConfigured === true)];
       if (!checks.includeSystemNamespaces) warnings.push(...systemNamespaceWarnings({ plugin, manifests: snapshot.manifests }));
+      const typeCheck = typeCheckManifests(kinds.primary, snapshot.manifests, checks.schemas);
+      warnings.push(...typeCheck.warnings.map(formatTypeCheckWarning));
+      const ignored = ignoredEntries(dir);
       const auditAnnotationKeys = shortenedAuditKeys(snapshot.manifests);
-      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings, ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}) });
+      report.plugins.push({
+        plugin,
+        dir,
+        hash: snapshot.hash,
+        counts: { ...snapshot.counts },
+        warnings,
+        typeCheckWarnings: typeCheck.warnings.length,
+        notes: formatUnknownResources(typeCheck),
+        ignored: [...ignored.named],
+        ignoredHidden: ignored.hidden,
+        ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}),
+      });
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       report.errors.push({ plugin, message: initialLoadMessage(plugin, dir, err.message) });
@@ -122,6 +150,8 @@ function renderText(report: ValidateReport, io: CommandIO): void {
   for (const p of report.plugins) {
     const counts = Object.entries(p.counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'no objects';
     io.stdout(`${p.plugin}: ${p.dir}: ${counts}; hash ${p.hash === '' ? '""' : p.hash}\n`);
+    for (const line of describeIgnored({ named: p.ignored, hidden: p.ignoredHidden })) io.stdout(`  ${line}\n`);
+    for (const note of p.notes) io.stdout(`  note: ${note}\n`);
     for (const w of p.warnings) io.stderr(`warning: ${p.plugin}: ${w}\n`);
     for (const [key, answered] of Object.entries(p.auditAnnotationKeys ?? {})) {
       io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
