@@ -13,7 +13,8 @@ import { formatTypeCheckWarning, formatUnknownResources, typeCheckManifests } fr
 import type { SchemaSource } from '../cel/index.js';
 import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
-import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, crdFlag, featureGatesFrom } from './common.js';
+import { schemaSourceFor } from '../manifest/crds.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
@@ -27,6 +28,7 @@ import { registrationUpdateCommands } from '../registration/keeper.js';
 
 export const validateFlags: readonly FlagSpec[] = [
   ...configFlags,
+  crdFlag,
   { name: 'plugin', type: 'string', default: '', usage: `validate one directory as this plugin's (${pluginNames.join(', ')}); the directory is the positional argument` },
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text or json (one object on stdout, whatever the outcome)' },
   { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send; a warning when it sends requests no loaded object can match' },
@@ -177,6 +179,7 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
     const authorization = authorizationClientFrom(flags);
     await authorization?.close();
     const authorizationConfigured = authorization !== undefined;
+    const schemas = schemaSourceFor(flagString(flags, 'crd'));
     const plugin = flagString(flags, 'plugin');
     if (plugin !== '') {
       if (!isPluginName(plugin)) throw new UsageError(`unknown plugin ${JSON.stringify(plugin)}: must be one of ${pluginNames.join(', ')}`);
@@ -184,10 +187,10 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
       // an empty path is refused by the loader (manifest.LoadFiles), never resolved to the working directory
       const dir = flags.positional[0] === '' ? '' : resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
-      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
+      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured, schemas });
     } else {
       if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}: use --plugin NAME DIR to validate one directory`);
-      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
+      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured, schemas });
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
