@@ -81,16 +81,18 @@ function kindsToCheck(ctx: Context, owner: string, rules: readonly Rule[]): Grou
     for (const group of sorted(groups)) {
       for (const version of sorted(versions)) {
         for (const resource of sorted(resources)) {
-          const gvk = ctx.source.kindFor(group, version, resource);
-          if (gvk === undefined) {
+          const gvks = ctx.source.kindsFor(group, version, resource);
+          if (gvks === undefined) {
             const name = `${groupVersion(group, version)}/${resource}`;
             const owners = ctx.unknown.get(name) ?? [];
             if (!owners.includes(owner)) owners.push(owner);
             ctx.unknown.set(name, owners);
             continue;
           }
-          kinds.set(gvkString(gvk), gvk);
-          if (++count === MAX_TYPES_TO_CHECK) return done();
+          for (const gvk of gvks) {
+            kinds.set(gvkString(gvk), gvk);
+            if (++count === MAX_TYPES_TO_CHECK) return done();
+          }
         }
       }
     }

@@ -8,7 +8,8 @@
 //
 // Usage: go run . -discovery "$(go list -m -f '{{.Dir}}' k8s.io/kubernetes)/api/discovery" > ../../lib/cel/schemas/kinds.generated.json
 //
-// Output (compact, types shared): {"version", "resources": {"<group/version>": {"<resource>": "<Kind>"}},
+// Output (compact, types shared): {"version", "resources": {"<group/version>": {"<resource>": ["<gvk>", ...]}}
+// (what KindsFor gives, in its order; for the core group "v1" that is any group's, as KindsFor reads an empty group),
 // "objects": [{"<field>": T, ...}], "kinds": {"<group/version>, Kind=<Kind>": T}} where T is "string", "int",
 // "bool", "double", "bytes", "timestamp", "duration", "dyn" (int-or-string), an index into objects, or
 // ["list", T] / ["map", T]. An object's "~" lists the properties upstream leaves out of the type (no CEL type:
@@ -39,10 +40,10 @@ import (
 )
 
 type output struct {
-	Version   string                       `json:"version"`
-	Resources map[string]map[string]string `json:"resources"`
-	Objects   []map[string]any             `json:"objects"`
-	Kinds     map[string]any               `json:"kinds"`
+	Version   string                         `json:"version"`
+	Resources map[string]map[string][]string `json:"resources"`
+	Objects   []map[string]any               `json:"objects"`
+	Kinds     map[string]any                 `json:"kinds"`
 }
 
 type encoder struct {
@@ -210,7 +211,7 @@ func run() error {
 	if *check {
 		return checkPolicies(mapper, schemas, flag.Args())
 	}
-	out := output{Version: "v1.36.3", Resources: map[string]map[string]string{}, Kinds: map[string]any{}}
+	out := output{Version: "v1.36.3", Resources: map[string]map[string][]string{}, Kinds: map[string]any{}}
 	enc := &encoder{index: map[string]int{}}
 	for _, g := range groups {
 		for _, version := range sortedKeys(g.VersionedResources) {
@@ -225,30 +226,24 @@ func run() error {
 					names = append(names, r.SingularName)
 				}
 				for _, name := range names {
-					kinds, err := mapper.KindsFor(gv.WithResource(name))
-					if err != nil || len(kinds) == 0 {
-						continue
+					// a rule's group "" is the core group, but KindsFor reads an empty group as any group
+					for _, queried := range []schema.GroupVersion{gv, {Version: version}} {
+						kinds, err := mapper.KindsFor(queried.WithResource(name))
+						if err != nil || len(kinds) == 0 {
+							continue
+						}
+						if out.Resources[queried.String()] == nil {
+							out.Resources[queried.String()] = map[string][]string{}
+						}
+						resolved := make([]string, 0, len(kinds))
+						for _, gvk := range kinds {
+							resolved = append(resolved, gvk.String())
+							if err := addKind(&out, enc, schemas, gvk); err != nil {
+								return err
+							}
+						}
+						out.Resources[queried.String()][name] = resolved
 					}
-					if out.Resources[gv.String()] == nil {
-						out.Resources[gv.String()] = map[string]string{}
-					}
-					// the type checker keeps every kind KindsFor gives; one per fully qualified resource here
-					out.Resources[gv.String()][name] = kinds[0].Kind
-					gvk := kinds[0]
-					if _, done := out.Kinds[gvk.String()]; done {
-						continue
-					}
-					s, err := schemas.ResolveSchema(gvk)
-					if errors.Is(err, resolver.ErrSchemaNotFound) {
-						continue
-					} else if err != nil {
-						return err
-					}
-					declType := common.SchemaDeclType(&openapi.Schema{Schema: s}, true)
-					if declType == nil {
-						continue
-					}
-					out.Kinds[gvk.String()] = enc.encode(declType, common.WithTypeAndObjectMeta(s))
 				}
 			}
 		}
@@ -260,6 +255,23 @@ func run() error {
 	}
 	_, err = os.Stdout.Write(append(data, '\n'))
 	return err
+}
+
+// addKind records the type upstream's checker gives a kind, unless done or it has no schema (skipped upstream).
+func addKind(out *output, enc *encoder, schemas *resolver.DefinitionsSchemaResolver, gvk schema.GroupVersionKind) error {
+	if _, done := out.Kinds[gvk.String()]; done {
+		return nil
+	}
+	s, err := schemas.ResolveSchema(gvk)
+	if errors.Is(err, resolver.ErrSchemaNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if declType := common.SchemaDeclType(&openapi.Schema{Schema: s}, true); declType != nil {
+		out.Kinds[gvk.String()] = enc.encode(declType, common.WithTypeAndObjectMeta(s))
+	}
+	return nil
 }
 
 func main() {

@@ -138,9 +138,9 @@ export function crdSchemas(crds: readonly CustomResourceDefinition[]): SchemaSou
   }
   const objects = converter.objects;
   return {
-    kindFor(group, version, resource): GroupVersionKind | undefined {
-      const kind = resources.get(`${groupVersion(group, version)}/${resource}`);
-      return kind === undefined ? undefined : { group, version, kind };
+    kindsFor(group, version, resource): readonly GroupVersionKind[] | undefined {
+      const kind = resources.get(`${groupVersion(group, version)}/${resource.toLowerCase()}`);
+      return kind === undefined ? undefined : [{ group, version, kind }];
     },
     schemaOf(gvk): KindSchema | undefined {
       const root = kinds.get(gvkString(gvk));

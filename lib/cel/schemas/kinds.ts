@@ -36,15 +36,18 @@ export function groupVersion(group: string, version: string): string {
 
 /** Where schemas and the REST mapping come from: the built-in kinds, and custom resources where given. */
 export interface SchemaSource {
-  /** the kind a fully qualified resource maps to (RESTMapper.KindsFor), undefined where the resource is unknown */
-  kindFor(group: string, version: string, resource: string): GroupVersionKind | undefined;
+  /**
+   * The kinds a rule's group, version and resource map to (RESTMapper.KindsFor: the resource lowercased, and the
+   * core group's "" read as any group), in KindsFor's order; undefined where the resource is unknown.
+   */
+  kindsFor(group: string, version: string, resource: string): readonly GroupVersionKind[] | undefined;
   /** the kind's schema; undefined where there is none (resolver.ErrSchemaNotFound) */
   schemaOf(gvk: GroupVersionKind): KindSchema | undefined;
 }
 
 interface GeneratedSchemas {
   readonly version: string;
-  readonly resources: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly resources: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   readonly objects: readonly ObjectSchema[];
   readonly kinds: Readonly<Record<string, SchemaType>>;
 }
@@ -57,10 +60,16 @@ function builtins(): GeneratedSchemas {
 }
 
 /** The kinds Kubernetes 1.36.3 serves by default, with the schemas its type checker resolves. */
+/** The inverse of gvkString. */
+export function parseGVK(text: string): GroupVersionKind {
+  const match = /^([^/]*)\/(.*), Kind=(.*)$/.exec(text);
+  if (match === null) throw new Error(`not a GroupVersionKind: ${text}`);
+  return { group: match[1]!, version: match[2]!, kind: match[3]! };
+}
+
 export const BUILTIN_SCHEMAS: SchemaSource = {
-  kindFor(group, version, resource) {
-    const kind = builtins().resources[groupVersion(group, version)]?.[resource];
-    return kind === undefined ? undefined : { group, version, kind };
+  kindsFor(group, version, resource) {
+    return builtins().resources[groupVersion(group, version)]?.[resource.toLowerCase()]?.map(parseGVK);
   },
   schemaOf(gvk) {
     const data = builtins();
@@ -72,10 +81,10 @@ export const BUILTIN_SCHEMAS: SchemaSource = {
 /** The first source that knows a resource decides it (built-ins first: a CRD cannot redefine them). */
 export function combineSources(...sources: readonly SchemaSource[]): SchemaSource {
   return {
-    kindFor(group, version, resource) {
+    kindsFor(group, version, resource) {
       for (const s of sources) {
-        const gvk = s.kindFor(group, version, resource);
-        if (gvk !== undefined) return gvk;
+        const gvks = s.kindsFor(group, version, resource);
+        if (gvks !== undefined) return gvks;
       }
       return undefined;
     },
