@@ -2,7 +2,7 @@
 // static manifest has no status to show. Upstream (admission/plugin/policy/validating/typechecking.go, run by the
 // controller manager for REST ValidatingAdmissionPolicies) checks every validations[].expression and
 // messageExpression against the schema of each kind the policy's matchConstraints can match, at most 10 kinds:
-// `object` and `oldObject` take the kind's type, `params` is absent (static manifests have no paramKind),
+// `object` and `oldObject` take the kind's type, `params` is absent (static manifests have no paramKind; dyn with one),
 // `request`, `namespaceObject`, `authorizer` and `variables` are typed, and the variables are compiled in the same
 // environment first. A wildcard group or version leaves a rule out, a wildcard or subresource leaves a resource out,
 // an unknown resource or a kind without a schema is skipped: no warning. A warning is `fieldRef` plus
@@ -78,18 +78,23 @@ function kindsToCheck(ctx: Context, owner: string, rules: readonly Rule[]): Grou
     if (versions.length === 0 || versions.some((v) => v.includes('*'))) continue;
     const resources = (rule.resources ?? []).filter((r) => !/[*/]/.test(r));
     if (resources.length === 0) continue;
+    // a resource no group of the rule knows is a custom resource without a schema here (not every pairing of a
+    // rule's groups and resources exists, and those are no news)
+    for (const version of versions) {
+      for (const resource of resources) {
+        if (groups.some((g) => ctx.source.kindsFor(g, version, resource) !== undefined)) continue;
+        for (const group of groups.filter((g) => g !== '' || groups.length === 1)) {
+          const name = `${groupVersion(group, version)}/${resource}`;
+          const owners = ctx.unknown.get(name) ?? [];
+          if (!owners.includes(owner)) owners.push(owner);
+          ctx.unknown.set(name, owners);
+        }
+      }
+    }
     for (const group of sorted(groups)) {
       for (const version of sorted(versions)) {
         for (const resource of sorted(resources)) {
-          const gvks = ctx.source.kindsFor(group, version, resource);
-          if (gvks === undefined) {
-            const name = `${groupVersion(group, version)}/${resource}`;
-            const owners = ctx.unknown.get(name) ?? [];
-            if (!owners.includes(owner)) owners.push(owner);
-            ctx.unknown.set(name, owners);
-            continue;
-          }
-          for (const gvk of gvks) {
+          for (const gvk of ctx.source.kindsFor(group, version, resource) ?? []) {
             kinds.set(gvkString(gvk), gvk);
             if (++count === MAX_TYPES_TO_CHECK) return done();
           }
@@ -117,10 +122,12 @@ interface Checked {
   readonly types: ObjectTypes;
   /** the variables' output types in this kind's environment (CompileAndStoreVariables) */
   readonly variableTypes: Record<string, string>;
+  /** whether `params` is declared (dyn: a static manifest has no paramKind, and no param kind has a schema here) */
+  readonly params: boolean;
 }
 
 /** Per kind: its types and the variables compiled against them, in declaration order. */
-function prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environment: CelEnvironment, variables: readonly Variable[]): Checked[] {
+function prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environment: CelEnvironment, variables: readonly Variable[], params: boolean): Checked[] {
   const checked: Checked[] = [];
   for (const gvk of gvks) {
     const types = typesOf(ctx, gvk);
@@ -129,12 +136,12 @@ function prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environme
     const earlier: string[] = [];
     for (const v of variables) {
       const name = v.name ?? '';
-      const result = typeCheckExpression({ expression: v.expression ?? '', environment, variableNames: [...earlier], variableTypes, params: false }, types);
+      const result = typeCheckExpression({ expression: v.expression ?? '', environment, variableNames: [...earlier], variableTypes, params }, types);
       // a variable that fails is declared dyn (composition.go AddField with no output type)
       if (name !== '' && result.issues === undefined) variableTypes[name] = result.outputType;
       if (name !== '') earlier.push(name);
     }
-    checked.push({ gvk, types, variableTypes });
+    checked.push({ gvk, types, variableTypes, params });
   }
   return checked;
 }
@@ -146,7 +153,7 @@ function checkOver(kinds: readonly Checked[], expression: string, environment: C
     const result = typeCheckExpression(
       variableNames === undefined
         ? { expression, environment, composition: false, params: false }
-        : { expression, environment, variableNames, variableTypes: k.variableTypes, params: false },
+        : { expression, environment, variableNames, variableTypes: k.variableTypes, params: k.params },
       k.types,
     );
     if (result.issues !== undefined) messages.push(`${gvkString(k.gvk)}: ${result.issues}\n`);
@@ -181,7 +188,8 @@ function checkPolicy(ctx: Context, kind: string, policy: AdmissionPolicy, warnin
   const gvks = kindsToCheck(ctx, owner, spec.matchConstraints?.resourceRules ?? []);
   if (gvks.length === 0) return;
   const variables = spec.variables ?? [];
-  const kinds = prepareKinds(ctx, gvks, environment, variables);
+  // a paramKind never loads statically; the checker is still asked (tools, libraries written for REST policies)
+  const kinds = prepareKinds(ctx, gvks, environment, variables, spec.paramKind != null);
   const names = variables.map((v) => v.name ?? '').filter((n) => n !== '');
   for (const [fieldRef, expression] of policyExpressions(policy)) {
     const warning = checkOver(kinds, expression, environment, names);
@@ -194,7 +202,7 @@ function checkWebhooks(ctx: Context, kind: string, configuration: WebhookConfigu
   (configuration.webhooks ?? []).forEach((webhook, i) => {
     const conditions: readonly MatchCondition[] = webhook.matchConditions ?? [];
     if (conditions.length === 0) return;
-    const kinds = prepareKinds(ctx, kindsToCheck(ctx, owner, webhook.rules ?? []), 'webhookMatchCondition', []);
+    const kinds = prepareKinds(ctx, kindsToCheck(ctx, owner, webhook.rules ?? []), 'webhookMatchCondition', [], false);
     conditions.forEach((c, j) => {
       const warning = checkOver(kinds, c.expression ?? '', 'webhookMatchCondition', undefined);
       if (warning !== undefined) warnings.push({ owner, file: manifestFileOf(configuration), fieldRef: `webhooks[${i}].matchConditions[${j}].expression`, warning });
