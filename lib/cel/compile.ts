@@ -259,7 +259,8 @@ function compileUncached(request: CompileRequest): CompileResult {
   return { ok: true, compiled: createCompiled(expression, environment, planned, checkedTypeString(outputType), constructions, references.usesAuthorizer, references.variables) };
 }
 
-function cacheKey(request: CompileRequest): string {
+/** The compile cache's key of a request (what makes two requests compile alike). */
+export function cacheKey(request: CompileRequest): string {
   // Variable names only matter to expressions that mention them; leaving them out otherwise lets policies with
   // different variables share programs.
   const names = request.expression.includes('variables')

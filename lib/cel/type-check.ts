@@ -9,7 +9,7 @@ import { admissionEnvironment } from './checker/admission.js';
 import { checkExpression } from './checker/check.js';
 import type { ObjectTypes } from './checker/schema-types.js';
 import { typeString } from './checker/types.js';
-import { originalIssues, parseExpression } from './compile.js';
+import { cacheKey, originalIssues, parseExpression } from './compile.js';
 import type { ParsedExpression } from './compile.js';
 import { displayIssues } from './issues.js';
 import type { CompileRequest, CompileResult } from './types.js';
@@ -38,14 +38,6 @@ function parseCached(request: CompileRequest): ReturnType<typeof parseExpression
   return parsed.get(key) ?? bounded(parsed, key, parseExpression(request));
 }
 
-function resultKey(request: CompileRequest): string {
-  const names = request.expression.includes('variables')
-    ? (request.variableNames ?? []).map((n) => `${n}:${request.variableTypes?.[n] ?? 'dyn'}`).join('\u0001')
-    : '';
-  const declarations = `${request.params === false ? '' : 'p'}${request.composition === false ? '' : 'v'}`;
-  return `${request.environment}\u0000${declarations}\u0000${names}\u0000${request.expression}`;
-}
-
 function check(request: CompileRequest, types: ObjectTypes): TypeCheckResult {
   const program = parseCached(request);
   if ('failure' in program) {
@@ -66,6 +58,7 @@ function check(request: CompileRequest, types: ObjectTypes): TypeCheckResult {
 export function typeCheckExpression(request: CompileRequest, types: ObjectTypes): TypeCheckResult {
   let byKind = results.get(types);
   if (byKind === undefined) results.set(types, (byKind = new Map()));
-  const key = resultKey(request);
+  // the compile cache's key, less the result type (the type checker enforces none)
+  const key = cacheKey({ ...request, expect: 'any' });
   return byKind.get(key) ?? bounded(byKind, key, check(request, types));
 }

@@ -11,6 +11,7 @@
 // `Object…` types are declared from the same schema: a construction may name only the kind's fields, every field
 // is dyn (its value is only checked at admission), and a path upstream cannot type stays dynamic.
 
+import { CEL_RESERVED_SYMBOLS } from '../schemas/crd.js';
 import type { KindSchema, ObjectSchema, SchemaType } from '../schemas/kinds.js';
 import type { StructFields } from './environment.js';
 import { OBJECT_TYPE } from './environment.js';
@@ -36,8 +37,6 @@ const SCALARS: Readonly<Record<string, Type>> = {
   dyn: DYN,
 };
 
-/** apiserver/pkg/cel/escaping.go celReservedSymbols */
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 const UNTYPED = '~';
 
@@ -45,7 +44,7 @@ const UNTYPED = '~';
 function unescapedKeyword(name: string): string | undefined {
   if (!name.startsWith('__') || !name.endsWith('__')) return undefined;
   const inner = name.slice(2, -2);
-  return RESERVED.has(inner) ? inner : undefined;
+  return CEL_RESERVED_SYMBOLS.has(inner) ? inner : undefined;
 }
 
 function typedFields(object: ObjectSchema): Array<[string, SchemaType]> {

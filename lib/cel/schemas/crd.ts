@@ -20,12 +20,13 @@ interface JSONSchema {
   readonly 'x-kubernetes-embedded-resource'?: boolean;
 }
 
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+/** apiserver/pkg/cel/escaping.go celReservedSymbols: property names CEL escapes as `__name__` */
+export const CEL_RESERVED_SYMBOLS: ReadonlySet<string> = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /** apiserver/pkg/cel/escaping.go Escape: the property's CEL field name, or undefined where it has none. */
 export function escapeFieldName(name: string): string | undefined {
   if (name === '' || (name[0]! >= '0' && name[0]! <= '9')) return undefined;
-  if (RESERVED.has(name)) return `__${name}__`;
+  if (CEL_RESERVED_SYMBOLS.has(name)) return `__${name}__`;
   if (!/^[a-zA-Z0-9_./-]*$/.test(name)) return undefined;
   return name.replace(/__|[./-]/g, (s) => ({ __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' })[s]!);
 }
