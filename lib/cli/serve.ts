@@ -28,7 +28,7 @@ import { createTypeCheckMetrics } from '../metrics/type-check.js';
 import type { SchemaSource } from '../cel/index.js';
 import { schemaSourceFor } from '../manifest/crds.js';
 import { ManifestError } from '../manifest/errors.js';
-import { reportLoad } from './load-report.js';
+import { reportLoad, reportReload } from './load-report.js';
 import type { LoadReportOptions } from './load-report.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
 import { Shadow } from '../shadow/shadow.js';
@@ -134,7 +134,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
       // once per load: a reload that swapped in a new snapshot is reported as the first load was
       source.on('reload', (event) => {
         const snapshot = source.current();
-        if (event.outcome === 'reloaded' && snapshot) reportLoad(snapshot, loadReport);
+        if (event.outcome === 'reloaded' && snapshot) reportReload(snapshot, loadReport).catch((err: unknown) => log.error(err, 'Failed to report the reload', { plugin: source.plugin }));
       });
     } catch (err) {
       if (err instanceof InitialLoadError) {

@@ -17,6 +17,8 @@ import type { CelEnvironment, GroupVersionKind, ObjectTypes, SchemaSource } from
 import type { MatchCondition, Rule, Variable } from '../api/types.js';
 import type { AdmissionPolicy, LoadedManifests, WebhookConfiguration } from './load.js';
 import { manifestFileOf } from './load.js';
+import { runSliced, runSync } from './steps.js';
+import type { Steps } from './steps.js';
 
 /** typechecking.go maxTypesToCheck */
 export const MAX_TYPES_TO_CHECK = 10;
@@ -127,7 +129,7 @@ interface Checked {
 }
 
 /** Per kind: its types and the variables compiled against them, in declaration order. */
-function prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environment: CelEnvironment, variables: readonly Variable[], params: boolean): Checked[] {
+function* prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environment: CelEnvironment, variables: readonly Variable[], params: boolean): Steps<Checked[]> {
   const checked: Checked[] = [];
   for (const gvk of gvks) {
     const types = typesOf(ctx, gvk);
@@ -140,6 +142,7 @@ function prepareKinds(ctx: Context, gvks: readonly GroupVersionKind[], environme
       // a variable that fails is declared dyn (composition.go AddField with no output type)
       if (name !== '' && result.issues === undefined) variableTypes[name] = result.outputType;
       if (name !== '') earlier.push(name);
+      yield;
     }
     checked.push({ gvk, types, variableTypes, params });
   }
@@ -180,7 +183,7 @@ function policyExpressions(policy: AdmissionPolicy): Array<[fieldRef: string, ex
   return out;
 }
 
-function checkPolicy(ctx: Context, kind: string, policy: AdmissionPolicy, warnings: TypeCheckWarning[]): void {
+function* checkPolicy(ctx: Context, kind: string, policy: AdmissionPolicy, warnings: TypeCheckWarning[]): Steps<void> {
   const owner = describe(kind, policy.metadata?.name);
   const mutating = kind === 'MutatingAdmissionPolicy';
   const environment: CelEnvironment = mutating ? 'mutatingPolicy' : 'validatingPolicy';
@@ -189,32 +192,44 @@ function checkPolicy(ctx: Context, kind: string, policy: AdmissionPolicy, warnin
   if (gvks.length === 0) return;
   const variables = spec.variables ?? [];
   // a paramKind never loads statically; the checker is still asked (tools, libraries written for REST policies)
-  const kinds = prepareKinds(ctx, gvks, environment, variables, spec.paramKind != null);
+  const kinds = yield* prepareKinds(ctx, gvks, environment, variables, spec.paramKind != null);
   const names = variables.map((v) => v.name ?? '').filter((n) => n !== '');
   for (const [fieldRef, expression] of policyExpressions(policy)) {
     const warning = checkOver(kinds, expression, environment, names);
     if (warning !== undefined) warnings.push({ owner, file: manifestFileOf(policy), fieldRef, warning });
+    yield;
   }
 }
 
-function checkWebhooks(ctx: Context, kind: string, configuration: WebhookConfiguration, warnings: TypeCheckWarning[]): void {
+function* checkWebhooks(ctx: Context, kind: string, configuration: WebhookConfiguration, warnings: TypeCheckWarning[]): Steps<void> {
   const owner = describe(kind, configuration.metadata?.name);
-  (configuration.webhooks ?? []).forEach((webhook, i) => {
+  for (const [i, webhook] of (configuration.webhooks ?? []).entries()) {
     const conditions: readonly MatchCondition[] = webhook.matchConditions ?? [];
-    if (conditions.length === 0) return;
-    const kinds = prepareKinds(ctx, kindsToCheck(ctx, owner, webhook.rules ?? []), 'webhookMatchCondition', [], false);
-    conditions.forEach((c, j) => {
+    if (conditions.length === 0) continue;
+    const kinds = yield* prepareKinds(ctx, kindsToCheck(ctx, owner, webhook.rules ?? []), 'webhookMatchCondition', [], false);
+    for (const [j, c] of conditions.entries()) {
       const warning = checkOver(kinds, c.expression ?? '', 'webhookMatchCondition', undefined);
       if (warning !== undefined) warnings.push({ owner, file: manifestFileOf(configuration), fieldRef: `webhooks[${i}].matchConditions[${j}].expression`, warning });
-    });
-  });
+      yield;
+    }
+  }
+}
+
+/** The type check as pausable steps (steps.ts): between expressions. */
+function* typeCheckSteps(primaryKind: string, loaded: LoadedManifests, source: SchemaSource): Steps<TypeCheckReport> {
+  const ctx: Context = { source, types: new Map(), unknown: new Map() };
+  const warnings: TypeCheckWarning[] = [];
+  if (loaded.family === 'webhook') for (const c of loaded.configurations) yield* checkWebhooks(ctx, primaryKind, c, warnings);
+  else for (const p of loaded.policies) yield* checkPolicy(ctx, primaryKind, p, warnings);
+  return { warnings, unknownResources: ctx.unknown };
 }
 
 /** The type-check warnings of a loaded directory (of `primaryKind` objects), in load order (sorted by name). */
 export function typeCheckManifests(primaryKind: string, loaded: LoadedManifests, source: SchemaSource = BUILTIN_SCHEMAS): TypeCheckReport {
-  const ctx: Context = { source, types: new Map(), unknown: new Map() };
-  const warnings: TypeCheckWarning[] = [];
-  if (loaded.family === 'webhook') for (const c of loaded.configurations) checkWebhooks(ctx, primaryKind, c, warnings);
-  else for (const p of loaded.policies) checkPolicy(ctx, primaryKind, p, warnings);
-  return { warnings, unknownResources: ctx.unknown };
+  return runSync(typeCheckSteps(primaryKind, loaded, source));
+}
+
+/** typeCheckManifests in slices, the event loop running between them (after a reload while serving). */
+export function typeCheckManifestsSliced(primaryKind: string, loaded: LoadedManifests, source: SchemaSource = BUILTIN_SCHEMAS): Promise<TypeCheckReport> {
+  return runSliced(typeCheckSteps(primaryKind, loaded, source));
 }
