@@ -44,14 +44,15 @@ export interface PluginReport {
   hash: string;
   counts: Record<string, number>;
   warnings: string[];
+  // the fields below are left out when empty or zero, so that the documented shape is what a plain directory gives
   /** of `warnings`, how many are type-check warnings */
-  typeCheckWarnings: number;
+  typeCheckWarnings?: number;
   /** notes that are not warnings: resources matched that have no schema to type-check against */
-  notes: string[];
+  notes?: string[];
   /** directory entries the load skipped, and why */
-  ignored: IgnoredEntry[];
+  ignored?: IgnoredEntry[];
   /** editor droppings and hidden entries skipped, counted only */
-  ignoredHidden: number;
+  ignoredHidden?: number;
   /** audit annotation keys answered under a shortened name: in-tree key → the key this daemon answers */
   auditAnnotationKeys?: Record<string, string>;
 }
@@ -119,6 +120,7 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
       const typeCheck = typeCheckManifests(kinds.primary, snapshot.manifests, checks.schemas);
       warnings.push(...typeCheck.warnings.map(formatTypeCheckWarning));
       const ignored = ignoredEntries(dir);
+      const notes = formatUnknownResources(typeCheck);
       const auditAnnotationKeys = shortenedAuditKeys(snapshot.manifests);
       report.plugins.push({
         plugin,
@@ -126,10 +128,10 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
         hash: snapshot.hash,
         counts: { ...snapshot.counts },
         warnings,
-        typeCheckWarnings: typeCheck.warnings.length,
-        notes: formatUnknownResources(typeCheck),
-        ignored: [...ignored.named],
-        ignoredHidden: ignored.hidden,
+        ...(typeCheck.warnings.length > 0 ? { typeCheckWarnings: typeCheck.warnings.length } : {}),
+        ...(notes.length > 0 ? { notes } : {}),
+        ...(ignored.named.length > 0 ? { ignored: [...ignored.named] } : {}),
+        ...(ignored.hidden > 0 ? { ignoredHidden: ignored.hidden } : {}),
         ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}),
       });
     } catch (err) {
@@ -152,8 +154,8 @@ function renderText(report: ValidateReport, io: CommandIO): void {
   for (const p of report.plugins) {
     const counts = Object.entries(p.counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'no objects';
     io.stdout(`${p.plugin}: ${p.dir}: ${counts}; hash ${p.hash === '' ? '""' : p.hash}\n`);
-    for (const line of describeIgnored({ named: p.ignored, hidden: p.ignoredHidden })) io.stdout(`  ${line}\n`);
-    for (const note of p.notes) io.stdout(`  note: ${note}\n`);
+    for (const line of describeIgnored({ named: p.ignored ?? [], hidden: p.ignoredHidden ?? 0 })) io.stdout(`  ${line}\n`);
+    for (const note of p.notes ?? []) io.stdout(`  note: ${note}\n`);
     for (const w of p.warnings) io.stderr(`warning: ${p.plugin}: ${w}\n`);
     for (const [key, answered] of Object.entries(p.auditAnnotationKeys ?? {})) {
       io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
