@@ -180,8 +180,28 @@ export interface ParsedExpression {
   readonly rewritten: RewrittenExpression;
 }
 
+/**
+ * Recent parses, held weakly: a type check right after a load (validate, a reload) finds each expression's AST
+ * instead of parsing it again, and nothing is kept alive for it (policy workers compile and never type-check).
+ * Nothing mutates an AST once parsed (the checker and the planner only read it).
+ */
+const recentParses = new Map<string, WeakRef<ParsedExpression>>();
+
 /** Parses as compileUncached does (parser limits, rewrite, engine parse, fixups): the AST, or the failure. */
 export function parseExpression(request: CompileRequest): ParsedExpression | { failure: CompileResult } {
+  const key = `${request.environment}\u0000${request.expression}`;
+  const recent = recentParses.get(key)?.deref();
+  if (recent !== undefined) return recent;
+  const parsed = parseUncached(request);
+  if (!('failure' in parsed)) {
+    recentParses.delete(key);
+    recentParses.set(key, new WeakRef(parsed));
+    if (recentParses.size > COMPILE_CACHE_LIMIT) recentParses.delete(recentParses.keys().next().value as string);
+  }
+  return parsed;
+}
+
+function parseUncached(request: CompileRequest): ParsedExpression | { failure: CompileResult } {
   const { expression, environment } = request;
   if (expression.trim().length === 0) return { failure: { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' } };
 

@@ -3,16 +3,15 @@
 // environment with `object` and `oldObject` typed by the kind's schema, no result type enforced, no program built.
 // Its issues are cel-go's `issues.String()`, the text upstream puts after the kind in a warning.
 //
-// Parsed programs are shared by every kind an expression is checked against, and results are cached per kind.
+// The AST is the load's own where it is still around (compile.ts parseExpression), and results are cached per kind.
 
 import { admissionEnvironment } from './checker/admission.js';
 import { checkExpression } from './checker/check.js';
 import type { ObjectTypes } from './checker/schema-types.js';
 import { typeString } from './checker/types.js';
 import { cacheKey, originalIssues, parseExpression } from './compile.js';
-import type { ParsedExpression } from './compile.js';
 import { displayIssues } from './issues.js';
-import type { CompileRequest, CompileResult } from './types.js';
+import type { CompileRequest } from './types.js';
 
 export interface TypeCheckResult {
   /** cel-go's `issues.String()`; undefined when the expression checks */
@@ -24,7 +23,6 @@ export interface TypeCheckResult {
 /** Upper bound of each cache below; the oldest entries are dropped beyond it. */
 const CACHE_LIMIT = 10_000;
 
-const parsed = new Map<string, ParsedExpression | { failure: CompileResult }>();
 const results = new WeakMap<ObjectTypes, Map<string, TypeCheckResult>>();
 
 function bounded<V>(cache: Map<string, V>, key: string, value: V): V {
@@ -33,13 +31,8 @@ function bounded<V>(cache: Map<string, V>, key: string, value: V): V {
   return value;
 }
 
-function parseCached(request: CompileRequest): ReturnType<typeof parseExpression> {
-  const key = `${request.environment}\u0000${request.expression}`;
-  return parsed.get(key) ?? bounded(parsed, key, parseExpression(request));
-}
-
 function check(request: CompileRequest, types: ObjectTypes): TypeCheckResult {
-  const program = parseCached(request);
+  const program = parseExpression(request);
   if ('failure' in program) {
     // an expression that does not parse never loads; reported as the compile reports it, less its prefix
     const failure = program.failure;
