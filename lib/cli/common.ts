@@ -20,6 +20,14 @@ export const configFlags: readonly FlagSpec[] = [
   { name: 'dev', type: 'boolean', default: false, usage: 'use the bundled example manifests under testdata/dev instead of --admission-config' },
 ];
 
+/** --crd: the CustomResourceDefinitions custom resources are type-checked against (validate, serve, test). */
+export const crdFlag: FlagSpec = {
+  name: 'crd',
+  type: 'string',
+  default: '',
+  usage: 'directory of CustomResourceDefinition manifests (`kubectl get crd -o yaml`): expressions are type-checked against their schemas too (built-in kinds always are)',
+};
+
 /** --authorization-kubeconfig: where `authorizer` checks go (serve, review; validate only to silence its warning). */
 export const authorizationFlag: FlagSpec = {
   name: 'authorization-kubeconfig',
