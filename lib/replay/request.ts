@@ -5,6 +5,10 @@
 //   kind such as Scale or PodExecOptions included), else from the logged objects' kind (custom resources);
 // - name and namespace: objectRef's (LogRequestObject fills an empty name and namespace from the object, so a create's
 //   name is there unless generateName picked it); requests on a Namespace carry its name as their namespace;
+// - a generated name: /mutate is sent none (the object has only generateName); /validate the generated one, which the
+//   log holds in the responseObject, or in a denial's details (logged.ts): S/registry/generic/registry/store.go create
+//   generates it after mutating admission (S/endpoints/handlers/create.go) and before createValidation, which
+//   S/registry/rest/create.go AdmissionToValidateObjectFunc sends with the object's new name;
 // - operation: create → CREATE, update and patch → UPDATE (a patch that created the object, answered 201, → CREATE,
 //   as S/endpoints/handlers/patch.go admits it), delete → DELETE, any verb on a connect subresource → CONNECT;
 // - userInfo: impersonatedUser when set, else user (S/endpoints/filters/impersonation.go replaces the request's user
@@ -33,6 +37,8 @@ import { wipeSystemFields } from '../testsuite/request.js';
 import { connectSubresources, objectKey } from './filter.js';
 import type { SkipReason } from './filter.js';
 import type { ObjectTracker, StoredObject } from './objects.js';
+import { isGeneratedName, loggedAnswer } from './logged.js';
+import type { LoggedDenial, LoggedStatus } from './logged.js';
 import { applyLoggedPatch } from './patch.js';
 import { connectOptions, deleteOptions, optionsFromQuery, query } from './uri.js';
 
@@ -64,7 +70,7 @@ export interface AuditEvent {
   readonly user?: AuditUser;
   readonly impersonatedUser?: AuditUser | null;
   readonly objectRef?: AuditObjectRef;
-  readonly responseStatus?: { readonly code?: number } | null;
+  readonly responseStatus?: LoggedStatus | null;
   readonly requestObject?: unknown;
   readonly responseObject?: unknown;
 }
@@ -87,6 +93,10 @@ export interface ReplayCase {
   readonly validate: AdmissionRequest;
   /** no response object: /validate is sent the /mutate object with the /mutate answer's patch applied */
   readonly validateAfterMutation: boolean;
+  /** the name the apiserver generated before validating admission (set on the object /validate is sent) */
+  readonly generatedName?: string;
+  /** how the apiserver's admission denied it, when it did */
+  readonly logged?: LoggedDenial;
   readonly missing: { readonly mutate: readonly Missing[]; readonly validate: readonly Missing[] };
 }
 
@@ -171,8 +181,10 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
   const sub = ref.subresource ?? '';
   const group = ref.apiGroup ?? '';
   const resource = ref.resource ?? '';
-  // a write that failed outside admission never reached it (403 with a logged request: an admission denial, replayed)
-  if (code >= 400 && code !== 403) return { skip: 'failed' };
+  // only what admission decided is replayed: a write that failed elsewhere may never have reached it
+  const answer = loggedAnswer(event.responseStatus);
+  if ('failed' in answer) return { skip: 'failed' };
+  const logged = 'denied' in answer ? answer.denied : undefined;
   let name = ref.name ?? '';
   const response = isObj(event.responseObject) ? event.responseObject : undefined;
   if (name === '' && response !== undefined && response.kind !== 'Status') name = str(meta(response).name);
@@ -219,6 +231,7 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
   let options: Obj | null;
   let validateAfterMutation = false;
   let mutateName = name;
+  let generatedName: string | undefined;
 
   // the stored object this write replaced: only an object of the request's own kind (a Scale is not a Deployment)
   const knownOld = old !== undefined && old.kind === type.kind.kind ? old : undefined;
@@ -240,8 +253,13 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
         const m = meta(sent);
         if (namespace !== '' && !isNamespace && sub === '') m.namespace = namespace;
         mutateObject = withManagedFields(sent);
-        // a generated name is not known before mutating admission (S/registry/generic/registry/store.go)
-        if (sub === '' && str(m.name) === '' && str(m.generateName) !== '') mutateName = '';
+        // a generated name is not known before mutating admission, and is before validating admission
+        const generateName = str(m.generateName);
+        if (sub === '' && str(m.name) === '' && generateName !== '') {
+          mutateName = '';
+          const generated = stored !== undefined ? str(meta(stored).name) : logged?.name ?? '';
+          if (isGeneratedName(generated, generateName)) generatedName = generated;
+        }
       } else {
         mutateMissing.push(missing('object', verb === 'patch' ? 'a patch that creates an object logs the patch, not the object' : 'the request object is not logged'));
       }
@@ -301,7 +319,8 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
   }
 
   const mutate = finish(base(), mutateName, mutateObject, oldObject, options);
-  const validate = finish(base(), validateObject !== null ? str(isObj(validateObject.metadata) ? validateObject.metadata.name : '') || name : name, validateObject ?? mutateObject, oldObject, options);
+  const validateName = (validateObject !== null ? str(isObj(validateObject.metadata) ? validateObject.metadata.name : '') : '') || generatedName || name;
+  const validate = finish(base(), validateName, validateObject ?? mutateObject, oldObject, options);
   return {
     replay: {
       auditID: event.auditID ?? '',
@@ -311,6 +330,8 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
       mutate,
       validate,
       validateAfterMutation,
+      ...(generatedName === undefined ? {} : { generatedName }),
+      ...(logged === undefined ? {} : { logged }),
       missing: { mutate: mutateMissing, validate: validateMissing },
     },
   };

@@ -1,0 +1,146 @@
+// What kube-apiserver sends the daemon: the registration's webhooks, matched as the apiserver's webhook plugin matches
+// them (S/admission/plugin/webhook/generic/webhook.go ShouldCallHook: rules with matchPolicy, namespace and object
+// selectors, then matchConditions), so that replay decides a write on a side (/mutate, /validate) only when the
+// apiserver would have sent it there. The registration is the one `registration` derives from the candidate set
+// (the system namespaces left out unless asked for), or the one given with --registration-file, as `serve` reads it.
+//
+// Webhooks registered through the API never see admission configuration objects
+// (S/admission/plugin/webhook/predicates/rules/rules.go IsExemptAdmissionConfigurationResource); static ones
+// (`*.static.k8s.io`, 1.36 manifest-based admission) do.
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import type { AdmissionRequest } from '../api/admission.js';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../api/types.js';
+import { shouldCallHook } from '../admission/webhooks/call.js';
+import { compileRules, isAdmissionConfigurationResource, matchRules, matchWebhook } from '../admission/matching/index.js';
+import { compileManifests } from '../manifest/compile.js';
+import type { StaticWebhook } from '../manifest/compile.js';
+import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from '../manifest/defaults.js';
+import { staticConfigSuffix } from '../manifest/load.js';
+import type { WebhookConfiguration } from '../manifest/load.js';
+import type { PluginName } from '../manifest/plugins.js';
+import { defaultRegistrationURL, deriveRegistration } from '../registration/objects.js';
+import type { LoadedPlugin, RegistrationSide } from '../registration/coverage.js';
+import { RegistrationFileError } from '../registration/registered.js';
+import type { Snapshot } from '../reload/snapshot.js';
+
+/** Why the registration does not send a request to a side. */
+export type NotSentReason =
+  | 'rules' // no rule of the registration's webhooks matches it
+  | 'selector' // a rule matches, the namespaceSelector or objectSelector leaves it out (the system namespaces)
+  | 'match-conditions' // a matchCondition leaves it out
+  | 'admission-configuration' // an admission configuration object, never sent to API-registered webhooks
+  | 'no-webhook'; // the registration has no webhook for that side
+
+export const notSentReasons: readonly NotSentReason[] = ['rules', 'selector', 'match-conditions', 'admission-configuration', 'no-webhook'];
+
+export type Sent = { readonly sent: true } | { readonly sent: false; readonly why: NotSentReason };
+
+/** How the scope is given, as plain data (it crosses to the replay workers). */
+export interface ScopeSpec {
+  /** --registration-file ('' to derive the registration from the candidate set) */
+  readonly registrationFile: string;
+  /** --include-system-namespaces: the derived registration sends kube-system and kube-node-lease too */
+  readonly includeSystemNamespaces: boolean;
+  readonly excludeWebhookVirtualResources: boolean;
+}
+
+interface SideWebhooks {
+  readonly hooks: readonly StaticWebhook[];
+  /** API-registered (not `*.static.k8s.io`): admission configuration objects are never sent */
+  readonly api: boolean;
+}
+
+const sidePlugin: Readonly<Record<RegistrationSide, PluginName>> = { validating: 'ValidatingAdmissionWebhook', mutating: 'MutatingAdmissionWebhook' };
+const configurationKind: Readonly<Record<RegistrationSide, string>> = { validating: 'ValidatingWebhookConfiguration', mutating: 'MutatingWebhookConfiguration' };
+const neverAborted = new AbortController().signal;
+
+function compileSide(side: RegistrationSide, configurations: Array<Record<string, unknown>>): SideWebhooks {
+  const typed = configurations as unknown as WebhookConfiguration[];
+  for (const c of typed) {
+    if (side === 'validating') defaultValidatingWebhookConfiguration(c as ValidatingWebhookConfiguration);
+    else defaultMutatingWebhookConfiguration(c as MutatingWebhookConfiguration);
+  }
+  const compiled = compileManifests(sidePlugin[side], { family: 'webhook', configurations: typed });
+  return {
+    hooks: compiled.family === 'webhook' ? compiled.webhooks : [],
+    api: typed.some((c) => !(c.metadata?.name ?? '').endsWith(staticConfigSuffix)),
+  };
+}
+
+export class RegistrationScope {
+  readonly #sides: Readonly<Record<RegistrationSide, SideWebhooks>>;
+  readonly #excludeWebhookVirtualResources: boolean;
+  /** what the report calls it */
+  readonly source: string;
+
+  private constructor(sides: Record<RegistrationSide, SideWebhooks>, source: string, excludeWebhookVirtualResources: boolean) {
+    this.#sides = sides;
+    this.source = source;
+    this.#excludeWebhookVirtualResources = excludeWebhookVirtualResources;
+  }
+
+  /** The registration of a file holding webhook configurations (other kinds ignored), as `serve --registration-file`. */
+  static fromFile(path: string, excludeWebhookVirtualResources: boolean): RegistrationScope {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new RegistrationFileError(`registration file ${JSON.stringify(path)}: ${(err as Error).message}`);
+    }
+    const found: Record<RegistrationSide, Array<Record<string, unknown>>> = { validating: [], mutating: [] };
+    for (const [i, doc] of parseAllDocuments(text).entries()) {
+      if (doc.errors.length > 0) throw new RegistrationFileError(`registration file ${JSON.stringify(path)}: document ${i}: ${doc.errors[0]!.message}`);
+      const obj = doc.toJS() as unknown;
+      if (typeof obj !== 'object' || obj === null) continue;
+      const kind = (obj as { kind?: unknown }).kind;
+      for (const side of ['validating', 'mutating'] as const) if (kind === configurationKind[side]) found[side].push(obj as Record<string, unknown>);
+    }
+    if (found.validating.length === 0 && found.mutating.length === 0) throw new RegistrationFileError(`registration file ${JSON.stringify(path)}: no ValidatingWebhookConfiguration or MutatingWebhookConfiguration`);
+    try {
+      return new RegistrationScope({ validating: compileSide('validating', found.validating), mutating: compileSide('mutating', found.mutating) }, `the registration in ${path}`, excludeWebhookVirtualResources);
+    } catch (err) {
+      throw new RegistrationFileError(`registration file ${JSON.stringify(path)}: ${(err as Error).message}`);
+    }
+  }
+
+  /** The registration `registration` prints for the set's snapshots. */
+  static derived(snapshots: ReadonlyMap<PluginName, Snapshot>, spec: ScopeSpec): RegistrationScope {
+    const loaded: LoadedPlugin[] = [...snapshots.values()].map((s) => ({ plugin: s.plugin, manifests: s.manifests }));
+    const registration = deriveRegistration(loaded, {
+      url: defaultRegistrationURL,
+      caBundle: '',
+      format: 'static',
+      includeSystemNamespaces: spec.includeSystemNamespaces,
+      excludeWebhookVirtualResources: spec.excludeWebhookVirtualResources,
+    });
+    const sideOf = (side: RegistrationSide): Array<Record<string, unknown>> => registration.sides.filter((s) => s.side === side && s.configuration !== undefined).map((s) => structuredClone(s.configuration!));
+    const source = `the registration derived from the candidate set${spec.includeSystemNamespaces ? ' (system namespaces included)' : ''}`;
+    return new RegistrationScope({ validating: compileSide('validating', sideOf('validating')), mutating: compileSide('mutating', sideOf('mutating')) }, source, spec.excludeWebhookVirtualResources);
+  }
+
+  static from(spec: ScopeSpec, candidate: ReadonlyMap<PluginName, Snapshot>): RegistrationScope {
+    return spec.registrationFile === '' ? RegistrationScope.derived(candidate, spec) : RegistrationScope.fromFile(spec.registrationFile, spec.excludeWebhookVirtualResources);
+  }
+
+  /** Whether the apiserver sends `request` to the side's webhook, and if not, why. */
+  async sends(side: RegistrationSide, request: AdmissionRequest): Promise<Sent> {
+    const { hooks, api } = this.#sides[side];
+    if (hooks.length === 0) return { sent: false, why: 'no-webhook' };
+    if (api && isAdmissionConfigurationResource(request)) return { sent: false, why: 'admission-configuration' };
+    const options = { excludeWebhookVirtualResources: this.#excludeWebhookVirtualResources, deadline: Date.now() + 10_000, signal: neverAborted };
+    let why: NotSentReason = 'rules';
+    for (const hook of hooks) {
+      const matched = matchWebhook(hook, request, options);
+      if (matched.matches === false) {
+        if (why === 'rules' && matchRules(compileRules(hook.webhook.rules, hook.webhook.matchPolicy), request).matches !== false) why = 'selector';
+        continue;
+      }
+      // a selector the log cannot decide, or a matchCondition error under Fail: the apiserver called or failed it
+      const decision = await shouldCallHook(hook, request, options);
+      if (!('skip' in decision)) return { sent: true };
+      why = 'match-conditions';
+    }
+    return { sent: false, why };
+  }
+}
