@@ -13,6 +13,7 @@ import type { AdmissionRequest } from '../api/admission.js';
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../api/types.js';
 import { shouldCallHook } from '../admission/webhooks/call.js';
 import { compileRules, isAdmissionConfigurationResource, matchRules, matchWebhook } from '../admission/matching/index.js';
+import type { CompiledRules } from '../admission/matching/index.js';
 import { compileManifests } from '../manifest/compile.js';
 import type { StaticWebhook } from '../manifest/compile.js';
 import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from '../manifest/defaults.js';
@@ -54,6 +55,14 @@ interface SideWebhooks {
 const sidePlugin: Readonly<Record<RegistrationSide, PluginName>> = { validating: 'ValidatingAdmissionWebhook', mutating: 'MutatingAdmissionWebhook' };
 const configurationKind: Readonly<Record<RegistrationSide, string>> = { validating: 'ValidatingWebhookConfiguration', mutating: 'MutatingWebhookConfiguration' };
 const neverAborted = new AbortController().signal;
+
+/** A hook's rules alone (to tell a rule mismatch from a selector's), compiled once. */
+const rulesOf = new WeakMap<StaticWebhook, CompiledRules>();
+function rulesMatch(hook: StaticWebhook, request: AdmissionRequest): boolean {
+  let rules = rulesOf.get(hook);
+  if (rules === undefined) rulesOf.set(hook, (rules = compileRules(hook.webhook.rules, hook.webhook.matchPolicy)));
+  return matchRules(rules, request).matches !== false;
+}
 
 function compileSide(side: RegistrationSide, configurations: Array<Record<string, unknown>>): SideWebhooks {
   const typed = configurations as unknown as WebhookConfiguration[];
@@ -133,7 +142,7 @@ export class RegistrationScope {
     for (const hook of hooks) {
       const matched = matchWebhook(hook, request, options);
       if (matched.matches === false) {
-        if (why === 'rules' && matchRules(compileRules(hook.webhook.rules, hook.webhook.matchPolicy), request).matches !== false) why = 'selector';
+        if (why === 'rules' && rulesMatch(hook, request)) why = 'selector';
         continue;
       }
       // a selector the log cannot decide, or a matchCondition error under Fail: the apiserver called or failed it
