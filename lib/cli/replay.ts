@@ -88,6 +88,40 @@ function progressLine(io: CommandIO): ((p: Progress) => void) | undefined {
   };
 }
 
+interface Inputs {
+  /** the candidate's chain, then the baseline's */
+  readonly loaded: readonly OfflineChain[];
+  readonly seed: Array<[string, StoredObject]>;
+  readonly scope: RegistrationScope;
+  readonly scopeSpec: ScopeSpec;
+}
+
+/** Reads what the replay needs besides the logs; undefined (exit 2) after saying on stderr what does not read. */
+async function loadInputs(flags: ReturnType<typeof parseFlags>, candidateSpec: ChainSpec, baselineSpec: ChainSpec | undefined, io: CommandIO): Promise<Inputs | undefined> {
+  const registrationFile = flagString(flags, 'registration-file');
+  const includeSystemNamespaces = flagBool(flags, 'include-system-namespaces');
+  if (registrationFile !== '' && includeSystemNamespaces) throw new UsageError('--include-system-namespaces shapes the derived registration: it cannot be given with --registration-file');
+  const logger = createLogger({ write: (line) => io.stderr(line + '\n'), source: 'replay' });
+  const loaded: OfflineChain[] = [];
+  try {
+    for (const file of flags.positional) {
+      if (!statSync(file).isFile()) throw new Error(`${file}: not a file`);
+    }
+    const seed = readNamespaces(flagString(flags, 'namespaces'));
+    // loaded here first: a bad configuration is reported once, before any worker starts
+    loaded.push(loadReplayChain(candidateSpec, logger));
+    if (baselineSpec !== undefined) loaded.push(loadReplayChain(baselineSpec, logger));
+    const gates = candidateSpec.featureGates === '' ? defaultFeatureGates : parseFeatureGates(candidateSpec.featureGates);
+    const scopeSpec: ScopeSpec = { registrationFile, includeSystemNamespaces, excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources };
+    return { loaded, seed, scope: RegistrationScope.from(scopeSpec, loaded[0]!.snapshots), scopeSpec };
+  } catch (err) {
+    await Promise.all(loaded.map((c) => c.close()));
+    const where = err instanceof SyntaxError || err instanceof NamespacesFileError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
+    io.stderr(`error: ${where}${(err as Error).message}\n`);
+    return undefined;
+  }
+}
+
 export async function replay(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, replayFlags);
   if (flagBool(flags, 'help')) {
@@ -104,33 +138,11 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
   if (maxObjects < 1) throw new UsageError(`invalid --max-tracked-objects ${maxObjects}: must be at least 1`);
 
   const candidateSpec = chainSpec(flags, flagString(flags, 'admission-config'));
-  const registrationFile = flagString(flags, 'registration-file');
-  const includeSystemNamespaces = flagBool(flags, 'include-system-namespaces');
-  if (registrationFile !== '' && includeSystemNamespaces) throw new UsageError('--include-system-namespaces shapes the derived registration: it cannot be given with --registration-file');
   const baselineFile = flagString(flags, 'baseline-admission-config');
   const baselineSpec = baselineFile === '' ? undefined : chainSpec(flags, baselineFile);
-  const logger = createLogger({ write: (line) => io.stderr(line + '\n'), source: 'replay' });
-  const loaded: OfflineChain[] = [];
-  let seed: Array<[string, StoredObject]>;
-  let scope: RegistrationScope;
-  let scopeSpec: ScopeSpec;
-  try {
-    for (const file of flags.positional) {
-      if (!statSync(file).isFile()) throw new Error(`${file}: not a file`);
-    }
-    seed = readNamespaces(flagString(flags, 'namespaces'));
-    // loaded here first: a bad configuration is reported once, before any worker starts
-    loaded.push(loadReplayChain(candidateSpec, logger));
-    if (baselineSpec !== undefined) loaded.push(loadReplayChain(baselineSpec, logger));
-    const gates = candidateSpec.featureGates === '' ? defaultFeatureGates : parseFeatureGates(candidateSpec.featureGates);
-    scopeSpec = { registrationFile, includeSystemNamespaces, excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources };
-    scope = RegistrationScope.from(scopeSpec, loaded[0]!.snapshots);
-  } catch (err) {
-    await Promise.all(loaded.map((c) => c.close()));
-    const where = err instanceof SyntaxError || err instanceof NamespacesFileError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
-    io.stderr(`error: ${where}${(err as Error).message}\n`);
-    return 2;
-  }
+  const inputs = await loadInputs(flags, candidateSpec, baselineSpec, io);
+  if (inputs === undefined) return 2;
+  const { loaded, seed, scope, scopeSpec } = inputs;
 
   const report = new ReplayReport(baselineSpec !== undefined, scope.source);
   const out = bufferedStdout(io);
