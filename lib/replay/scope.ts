@@ -12,6 +12,8 @@ import { parseAllDocuments } from 'yaml';
 import type { AdmissionRequest } from '../api/admission.js';
 import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../api/types.js';
 import { shouldCallHook } from '../admission/webhooks/call.js';
+import type { ShouldCall } from '../admission/webhooks/call.js';
+import { isEmptySelector } from '../admission/matching/object-selector.js';
 import { compileRules, isAdmissionConfigurationResource, matchRules, matchWebhook } from '../admission/matching/index.js';
 import type { CompiledRules } from '../admission/matching/index.js';
 import { compileManifests } from '../manifest/compile.js';
@@ -50,7 +52,17 @@ interface SideWebhooks {
   readonly hooks: readonly StaticWebhook[];
   /** API-registered (not `*.static.k8s.io`): admission configuration objects are never sent */
   readonly api: boolean;
+  /** a matchCondition checks `authorizer`: matching waits for SubjectAccessReviews */
+  readonly async: boolean;
+  /**
+   * Answers by request kind and namespace, when nothing else can decide them (no objectSelector, no matchConditions):
+   * a log holds millions of writes of a few such kinds.
+   */
+  readonly answers: Map<string, Sent> | undefined;
 }
+
+/** Bounds the answers kept per side (the kinds and namespaces of a log, many times over). */
+const maxAnswers = 4096;
 
 const sidePlugin: Readonly<Record<RegistrationSide, PluginName>> = { validating: 'ValidatingAdmissionWebhook', mutating: 'MutatingAdmissionWebhook' };
 const configurationKind: Readonly<Record<RegistrationSide, string>> = { validating: 'ValidatingWebhookConfiguration', mutating: 'MutatingWebhookConfiguration' };
@@ -71,11 +83,25 @@ function compileSide(side: RegistrationSide, configurations: Array<Record<string
     else defaultMutatingWebhookConfiguration(c as MutatingWebhookConfiguration);
   }
   const compiled = compileManifests(sidePlugin[side], { family: 'webhook', configurations: typed });
+  const hooks = compiled.family === 'webhook' ? compiled.webhooks : [];
   return {
-    hooks: compiled.family === 'webhook' ? compiled.webhooks : [],
+    hooks,
     api: typed.some((c) => !(c.metadata?.name ?? '').endsWith(staticConfigSuffix)),
+    async: hooks.some((h) => h.matchConditions.some((c) => c.compiled.usesAuthorizer === true)),
+    answers: hooks.every((h) => h.matchConditions.length === 0 && isEmptySelector(h.webhook.objectSelector)) ? new Map() : undefined,
   };
 }
+
+/** What rules and a namespaceSelector read of a request; undefined for a Namespace (its own labels are read). */
+function answerKey(r: AdmissionRequest): string | undefined {
+  const resource = r.requestResource ?? r.resource;
+  if ((resource?.group ?? '') === '' && resource?.resource === 'namespaces') return undefined;
+  const kind = r.requestKind ?? r.kind;
+  return `${r.operation ?? ''}\u0000${resource?.group ?? ''}/${resource?.version ?? ''}/${resource?.resource ?? ''}/${r.requestSubResource ?? r.subResource ?? ''}\u0000${kind?.kind ?? ''}\u0000${r.namespace ?? ''}`;
+}
+
+const noWebhook: Sent = Object.freeze({ sent: false, why: 'no-webhook' });
+const exempt: Sent = Object.freeze({ sent: false, why: 'admission-configuration' });
 
 export class RegistrationScope {
   readonly #sides: Readonly<Record<RegistrationSide, SideWebhooks>>;
@@ -132,12 +158,29 @@ export class RegistrationScope {
     return spec.registrationFile === '' ? RegistrationScope.derived(candidate, spec) : RegistrationScope.fromFile(spec.registrationFile, spec.excludeWebhookVirtualResources);
   }
 
-  /** Whether the apiserver sends `request` to the side's webhook, and if not, why. */
-  async sends(side: RegistrationSide, request: AdmissionRequest): Promise<Sent> {
-    const { hooks, api } = this.#sides[side];
-    if (hooks.length === 0) return { sent: false, why: 'no-webhook' };
-    if (api && isAdmissionConfigurationResource(request)) return { sent: false, why: 'admission-configuration' };
-    const options = { excludeWebhookVirtualResources: this.#excludeWebhookVirtualResources, deadline: Date.now() + 10_000, signal: neverAborted };
+  /** Whether the apiserver sends `request` to the side's webhook, and if not, why (a promise only for `authorizer`). */
+  sends(side: RegistrationSide, request: AdmissionRequest): Sent | Promise<Sent> {
+    const webhooks = this.#sides[side];
+    if (webhooks.hooks.length === 0) return noWebhook;
+    if (webhooks.api && isAdmissionConfigurationResource(request)) return exempt;
+    if (webhooks.async) return this.#matchAuthorized(webhooks.hooks, request);
+    const key = webhooks.answers === undefined ? undefined : answerKey(request);
+    const known = key === undefined ? undefined : webhooks.answers!.get(key);
+    if (known !== undefined) return known;
+    const sent = this.#match(webhooks.hooks, request);
+    if (key !== undefined) {
+      if (webhooks.answers!.size >= maxAnswers) webhooks.answers!.clear();
+      webhooks.answers!.set(key, sent);
+    }
+    return sent;
+  }
+
+  #options(): { excludeWebhookVirtualResources: boolean; deadline: number; signal: AbortSignal } {
+    return { excludeWebhookVirtualResources: this.#excludeWebhookVirtualResources, deadline: Date.now() + 10_000, signal: neverAborted };
+  }
+
+  #match(hooks: readonly StaticWebhook[], request: AdmissionRequest): Sent {
+    const options = this.#options();
     let why: NotSentReason = 'rules';
     for (const hook of hooks) {
       const matched = matchWebhook(hook, request, options);
@@ -146,8 +189,22 @@ export class RegistrationScope {
         continue;
       }
       // a selector the log cannot decide, or a matchCondition error under Fail: the apiserver called or failed it
-      const decision = await shouldCallHook(hook, request, options);
-      if (!('skip' in decision)) return { sent: true };
+      if (!('skip' in (shouldCallHook(hook, request, options) as ShouldCall))) return { sent: true };
+      why = 'match-conditions';
+    }
+    return { sent: false, why };
+  }
+
+  async #matchAuthorized(hooks: readonly StaticWebhook[], request: AdmissionRequest): Promise<Sent> {
+    const options = this.#options();
+    let why: NotSentReason = 'rules';
+    for (const hook of hooks) {
+      const matched = matchWebhook(hook, request, options);
+      if (matched.matches === false) {
+        if (why === 'rules' && rulesMatch(hook, request)) why = 'selector';
+        continue;
+      }
+      if (!('skip' in await shouldCallHook(hook, request, options))) return { sent: true };
       why = 'match-conditions';
     }
     return { sent: false, why };

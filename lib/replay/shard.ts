@@ -83,8 +83,11 @@ export class ReplayShard {
     let sides: SentSides | undefined;
     const scope = this.options.scope;
     if (scope !== undefined) {
-      const mutate = await scope.sends('mutating', replay.mutate);
-      const validate = await scope.sends('validating', replay.validate);
+      // awaited only when a matchCondition waits for a SubjectAccessReview: this runs for every write of the log
+      const m = scope.sends('mutating', replay.mutate);
+      const mutate = m instanceof Promise ? await m : m;
+      const v = scope.sends('validating', replay.validate);
+      const validate = v instanceof Promise ? await v : v;
       if (!mutate.sent && !validate.sent) return { seq, skip: 'not-sent', notSent: validate.why === 'no-webhook' ? mutate.why : validate.why };
       sides = { mutate: mutate.sent, validate: validate.sent };
     }
