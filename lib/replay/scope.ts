@@ -61,6 +61,12 @@ interface SideWebhooks {
   readonly answers: Map<string, Sent> | undefined;
 }
 
+interface MatchOptions {
+  readonly excludeWebhookVirtualResources: boolean;
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+}
+
 /** Bounds the answers kept per side (the kinds and namespaces of a log, many times over). */
 const maxAnswers = 4096;
 
@@ -175,38 +181,36 @@ export class RegistrationScope {
     return sent;
   }
 
-  #options(): { excludeWebhookVirtualResources: boolean; deadline: number; signal: AbortSignal } {
+  #options(): MatchOptions {
     return { excludeWebhookVirtualResources: this.#excludeWebhookVirtualResources, deadline: Date.now() + 10_000, signal: neverAborted };
   }
 
-  #match(hooks: readonly StaticWebhook[], request: AdmissionRequest): Sent {
-    const options = this.#options();
+  /** The hooks whose rules and selectors match `request`, and why the request is not sent if none of them calls. */
+  #matching(hooks: readonly StaticWebhook[], request: AdmissionRequest, options: MatchOptions): { readonly hooks: StaticWebhook[]; readonly why: NotSentReason } {
+    const matching: StaticWebhook[] = [];
     let why: NotSentReason = 'rules';
     for (const hook of hooks) {
-      const matched = matchWebhook(hook, request, options);
-      if (matched.matches === false) {
-        if (why === 'rules' && rulesMatch(hook, request)) why = 'selector';
-        continue;
-      }
-      // a selector the log cannot decide, or a matchCondition error under Fail: the apiserver called or failed it
-      if (!('skip' in (shouldCallHook(hook, request, options) as ShouldCall))) return { sent: true };
-      why = 'match-conditions';
+      if (matchWebhook(hook, request, options).matches !== false) {
+        matching.push(hook);
+        why = 'match-conditions';
+      } else if (why === 'rules' && rulesMatch(hook, request)) why = 'selector';
     }
-    return { sent: false, why };
+    return { hooks: matching, why };
+  }
+
+  // A selector the log cannot decide, or a matchCondition error under Fail, counts as sent: the apiserver called the
+  // webhook, or failed the request, there.
+  #match(hooks: readonly StaticWebhook[], request: AdmissionRequest): Sent {
+    const options = this.#options();
+    const matching = this.#matching(hooks, request, options);
+    for (const hook of matching.hooks) if (!('skip' in (shouldCallHook(hook, request, options) as ShouldCall))) return { sent: true };
+    return { sent: false, why: matching.why };
   }
 
   async #matchAuthorized(hooks: readonly StaticWebhook[], request: AdmissionRequest): Promise<Sent> {
     const options = this.#options();
-    let why: NotSentReason = 'rules';
-    for (const hook of hooks) {
-      const matched = matchWebhook(hook, request, options);
-      if (matched.matches === false) {
-        if (why === 'rules' && rulesMatch(hook, request)) why = 'selector';
-        continue;
-      }
-      if (!('skip' in await shouldCallHook(hook, request, options))) return { sent: true };
-      why = 'match-conditions';
-    }
-    return { sent: false, why };
+    const matching = this.#matching(hooks, request, options);
+    for (const hook of matching.hooks) if (!('skip' in await shouldCallHook(hook, request, options))) return { sent: true };
+    return { sent: false, why: matching.why };
   }
 }
