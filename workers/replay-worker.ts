@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../lib/log/logger.js';
 import { loadReplayChain } from '../lib/replay/chains.js';
 import type { ReplayWorkerData, WorkerReply, WorkerRequest } from '../lib/replay/run.js';
+import { RegistrationScope } from '../lib/replay/scope.js';
 import { ReplayShard } from '../lib/replay/shard.js';
 
 const data = workerData as ReplayWorkerData;
@@ -14,7 +15,8 @@ const reply = (m: WorkerReply): void => port.postMessage(m);
 try {
   const candidate = loadReplayChain(data.candidate, logger);
   const baseline = data.baseline === undefined ? undefined : loadReplayChain(data.baseline, logger);
-  const shard = new ReplayShard({ candidate, ...(baseline === undefined ? {} : { baseline }), maxObjects: data.maxObjects, seed: data.seed });
+  const scope = data.scope === undefined ? undefined : RegistrationScope.from(data.scope, candidate.snapshots);
+  const shard = new ReplayShard({ candidate, ...(baseline === undefined ? {} : { baseline }), ...(scope === undefined ? {} : { scope }), maxObjects: data.maxObjects, seed: data.seed });
   port.on('message', (m: WorkerRequest) => {
     shard.process(m.records).then(
       (results) => reply({ id: m.id, results }),

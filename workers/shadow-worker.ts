@@ -83,8 +83,9 @@ async function decide(r: AnsweredRequest): Promise<void> {
       if (row === undefined) decisions.set(key, [plugin, c.policy, c.binding, c.enforced, c.shadow, 1]);
       else row[5]++;
     }
+    // every difference is counted above; only those that would change the answer are described (rate-limited)
+    if (result.answerChanges.length === 0) return;
     const differing = result.comparisons.filter((c) => c.enforced !== c.shadow);
-    if (differing.length === 0 && !result.patchDiffers) return;
     if (!mayDescribe()) {
       pending.suppressed++;
       return;
@@ -100,6 +101,7 @@ async function decide(r: AnsweredRequest): Promise<void> {
       name: text(request.name),
       user: text(request.userInfo?.username),
       answered: answer?.allowed === true ? 'allowed' : 'denied',
+      changes: result.answerChanges,
       comparisons: differing,
       patchDiffers: result.patchDiffers,
       shadowMessage: result.shadow.allowed ? '' : text(result.shadow.status?.message),

@@ -7,10 +7,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createLogger } from '../log/logger.js';
 import { loadReplayChain } from '../replay/chains.js';
+import { defaultFeatureGates, parseFeatureGates } from '../config/feature-gates.js';
+import { RegistrationScope } from '../replay/scope.js';
+import type { ScopeSpec } from '../replay/scope.js';
 import type { ChainSpec } from '../replay/chains.js';
 import { defaultMaxTrackedObjects, namespaceObjects, NamespacesFileError } from '../replay/objects.js';
 import type { StoredObject } from '../replay/objects.js';
-import { jsonEvent, jsonSkipped, jsonSummary, junitReport, ReplayReport, textReport } from '../replay/report.js';
+import { jsonEvent, jsonNotSent, jsonSkipped, jsonSummary, junitReport, nothingReplayed, ReplayReport, textReport } from '../replay/report.js';
 import { runReplay } from '../replay/run.js';
 import type { Progress } from '../replay/run.js';
 import { ReplayShard } from '../replay/shard.js';
@@ -24,6 +27,8 @@ import type { FlagSpec } from './flags.js';
 export const replayFlags: readonly FlagSpec[] = [
   { name: 'admission-config', type: 'string', usage: 'the candidate: an AdmissionConfiguration whose plugin configurations carry staticManifestsDir (required)' },
   { name: 'baseline-admission-config', type: 'string', default: '', usage: 'the set enforced now: every write is decided by both, and the report leads with the changes' },
+  { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver used (as printed by `registration`, the same file as serve\'s --registration-file): only what it sends the daemon is decided; by default, the registration `registration` derives from the candidate set' },
+  { name: 'include-system-namespaces', type: 'boolean', default: false, usage: 'as registration\'s: the derived registration sends kube-system and kube-node-lease too' },
   { name: 'namespaces', type: 'string', default: '', usage: 'the output of kubectl get namespaces -o json: the stored Namespaces, old objects of the log\'s first namespace updates and deletes' },
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text, json (one result per event) or junit' },
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
@@ -83,6 +88,40 @@ function progressLine(io: CommandIO): ((p: Progress) => void) | undefined {
   };
 }
 
+interface Inputs {
+  /** the candidate's chain, then the baseline's */
+  readonly loaded: readonly OfflineChain[];
+  readonly seed: Array<[string, StoredObject]>;
+  readonly scope: RegistrationScope;
+  readonly scopeSpec: ScopeSpec;
+}
+
+/** Reads what the replay needs besides the logs; undefined (exit 2) after saying on stderr what does not read. */
+async function loadInputs(flags: ReturnType<typeof parseFlags>, candidateSpec: ChainSpec, baselineSpec: ChainSpec | undefined, io: CommandIO): Promise<Inputs | undefined> {
+  const registrationFile = flagString(flags, 'registration-file');
+  const includeSystemNamespaces = flagBool(flags, 'include-system-namespaces');
+  if (registrationFile !== '' && includeSystemNamespaces) throw new UsageError('--include-system-namespaces shapes the derived registration: it cannot be given with --registration-file');
+  const logger = createLogger({ write: (line) => io.stderr(line + '\n'), source: 'replay' });
+  const loaded: OfflineChain[] = [];
+  try {
+    for (const file of flags.positional) {
+      if (!statSync(file).isFile()) throw new Error(`${file}: not a file`);
+    }
+    const seed = readNamespaces(flagString(flags, 'namespaces'));
+    // loaded here first: a bad configuration is reported once, before any worker starts
+    loaded.push(loadReplayChain(candidateSpec, logger));
+    if (baselineSpec !== undefined) loaded.push(loadReplayChain(baselineSpec, logger));
+    const gates = candidateSpec.featureGates === '' ? defaultFeatureGates : parseFeatureGates(candidateSpec.featureGates);
+    const scopeSpec: ScopeSpec = { registrationFile, includeSystemNamespaces, excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources };
+    return { loaded, seed, scope: RegistrationScope.from(scopeSpec, loaded[0]!.snapshots), scopeSpec };
+  } catch (err) {
+    await Promise.all(loaded.map((c) => c.close()));
+    const where = err instanceof SyntaxError || err instanceof NamespacesFileError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
+    io.stderr(`error: ${where}${(err as Error).message}\n`);
+    return undefined;
+  }
+}
+
 export async function replay(argv: readonly string[], io: CommandIO): Promise<number> {
   const flags = parseFlags(argv, replayFlags);
   if (flagBool(flags, 'help')) {
@@ -101,25 +140,11 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
   const candidateSpec = chainSpec(flags, flagString(flags, 'admission-config'));
   const baselineFile = flagString(flags, 'baseline-admission-config');
   const baselineSpec = baselineFile === '' ? undefined : chainSpec(flags, baselineFile);
-  const logger = createLogger({ write: (line) => io.stderr(line + '\n'), source: 'replay' });
-  const loaded: OfflineChain[] = [];
-  let seed: Array<[string, StoredObject]>;
-  try {
-    for (const file of flags.positional) {
-      if (!statSync(file).isFile()) throw new Error(`${file}: not a file`);
-    }
-    seed = readNamespaces(flagString(flags, 'namespaces'));
-    // loaded here first: a bad configuration is reported once, before any worker starts
-    loaded.push(loadReplayChain(candidateSpec, logger));
-    if (baselineSpec !== undefined) loaded.push(loadReplayChain(baselineSpec, logger));
-  } catch (err) {
-    await Promise.all(loaded.map((c) => c.close()));
-    const where = err instanceof SyntaxError || err instanceof NamespacesFileError ? `--namespaces ${flagString(flags, 'namespaces')}: ` : '';
-    io.stderr(`error: ${where}${(err as Error).message}\n`);
-    return 2;
-  }
+  const inputs = await loadInputs(flags, candidateSpec, baselineSpec, io);
+  if (inputs === undefined) return 2;
+  const { loaded, seed, scope, scopeSpec } = inputs;
 
-  const report = new ReplayReport(baselineSpec !== undefined);
+  const report = new ReplayReport(baselineSpec !== undefined, scope.source);
   const out = bufferedStdout(io);
   let first = true;
   if (output === 'json') await out.write('{"results":[');
@@ -138,8 +163,8 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
       files: flags.positional,
       workers,
       ...(workers === 0
-        ? { inline: new ReplayShard({ candidate: loaded[0]!, ...(loaded[1] === undefined ? {} : { baseline: loaded[1] }), maxObjects, seed }) }
-        : { workerData: { candidate: candidateSpec, ...(baselineSpec === undefined ? {} : { baseline: baselineSpec }), maxObjects: perShard, seed } }),
+        ? { inline: new ReplayShard({ candidate: loaded[0]!, ...(loaded[1] === undefined ? {} : { baseline: loaded[1] }), scope, maxObjects, seed }) }
+        : { workerData: { candidate: candidateSpec, ...(baselineSpec === undefined ? {} : { baseline: baselineSpec }), scope: scopeSpec, maxObjects: perShard, seed } }),
       onResult,
       onMalformed: (m) => {
         if (++malformed <= 5) io.stderr(`${onProgress ? '\n' : ''}warning: ${m.file}:${m.line}: skipped, not an audit event: ${m.malformed}\n`);
@@ -160,7 +185,8 @@ export async function replay(argv: readonly string[], io: CommandIO): Promise<nu
     await Promise.all(loaded.map((c) => c.close()));
   }
   if (malformed > 5) io.stderr(`warning: ${malformed} records in all were not audit events\n`);
-  if (output === 'json') await out.write(`${first ? '' : '\n'}],\n"skipped":${JSON.stringify(jsonSkipped(report))},\n"summary":${JSON.stringify(jsonSummary(report))}}\n`);
+  if (report.replayed === 0 && report.read > 0) io.stderr(`warning: nothing was replayed: ${nothingReplayed(report)}\n`);
+  if (output === 'json') await out.write(`${first ? '' : '\n'}],\n"skipped":${JSON.stringify(jsonSkipped(report))},\n"notSent":${JSON.stringify(jsonNotSent(report))},\n"summary":${JSON.stringify(jsonSummary(report))}}\n`);
   else await out.write(output === 'junit' ? junitReport(report) : textReport(report));
   await out.flush();
   if (interrupted) return 130;

@@ -137,16 +137,33 @@ function combined(mutate: AdmissionResponse, validate: AdmissionResponse | undef
 const mutatingPlugins: readonly PluginName[] = ['MutatingAdmissionPolicy', 'MutatingAdmissionWebhook'];
 const validatingPlugins: readonly PluginName[] = ['ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'];
 
-/** One replayed write through one manifest set. */
-export async function decide(replay: ReplayCase, chain: ReplayChain): Promise<SetDecision> {
-  const unknown = missingRead(chain.snapshots, mutatingPlugins, replay.mutate, replay.missing.mutate)
-    ?? missingRead(chain.snapshots, validatingPlugins, replay.validate, replay.missing.validate);
+/** The sides the apiserver sends the write to (scope.ts); both when no registration is applied. */
+export interface SentSides {
+  readonly mutate: boolean;
+  readonly validate: boolean;
+}
+
+const bothSides: SentSides = { mutate: true, validate: true };
+
+/** The object /validate is sent when the log holds none: /mutate's, patched by its answer, under a generated name. */
+function validatedObject(replay: ReplayCase, patch: string | undefined): unknown {
+  const object = patchedObject(replay.mutate.object, patch);
+  if (replay.generatedName === undefined || typeof object !== 'object' || object === null) return object;
+  const o = object as Record<string, unknown>;
+  return { ...o, metadata: { ...(o.metadata as Record<string, unknown> | undefined), name: replay.generatedName } };
+}
+
+/** One replayed write through one manifest set, on the sides the apiserver sends it to. */
+export async function decide(replay: ReplayCase, chain: ReplayChain, sides: SentSides = bothSides): Promise<SetDecision> {
+  const unknown = (sides.mutate ? missingRead(chain.snapshots, mutatingPlugins, replay.mutate, replay.missing.mutate) : undefined)
+    ?? (sides.validate ? missingRead(chain.snapshots, validatingPlugins, replay.validate, replay.missing.validate) : undefined);
   if (unknown !== undefined) return { outcome: 'unknown', reason: unknown };
   // the chain does not change the requests it is given: one case is decided by two sets without copies
   const ctx = { deadline: Date.now() + callDeadlineMs, signal: new AbortController().signal };
-  const mutateResponse = await chain.mutate.handle({ request: replay.mutate }, ctx);
+  const mutateResponse: AdmissionResponse = sides.mutate ? await chain.mutate.handle({ request: replay.mutate }, ctx) : { uid: replay.mutate.uid ?? '', allowed: true };
   if (mutateResponse.allowed !== true) return { outcome: 'denied', response: combined(mutateResponse, undefined), deniedBy: 'mutate' };
-  const request = replay.validateAfterMutation ? { ...replay.validate, object: patchedObject(replay.mutate.object, mutateResponse.patch) } : replay.validate;
+  if (!sides.validate) return { outcome: 'allowed', response: combined(mutateResponse, undefined) };
+  const request = replay.validateAfterMutation ? { ...replay.validate, object: validatedObject(replay, mutateResponse.patch) } : replay.validate;
   const validateResponse = await chain.validate.handle({ request, body: noBody }, ctx);
   const response = combined(mutateResponse, validateResponse);
   return response.allowed === true ? { outcome: 'allowed', response } : { outcome: 'denied', response, deniedBy: 'validate' };

@@ -1,9 +1,11 @@
 // The first look at an event, on the reading thread: whether it can be replayed at all, and which object it writes
 // (the key that sends every write of one object to the same shard, so its old-object tracking sees them in order).
-// Most of a busy log is reads and the other stages; they are told from the event's text without parsing it. The
-// log backend writes an Event's fields in the Go struct's order (level, auditID, stage, requestURI, verb, user, …,
-// objectRef, …, requestObject, responseObject), so the first `"stage":`, `"verb":`, `"level":` and `"objectRef":` of
-// a line are the event's own: JSON escapes every quote inside a string, and the objects come after them.
+// Most of a busy log is reads and the other stages. A line as kube-apiserver's log backend writes it (compact, the
+// Event's fields in the Go struct's order: kind, apiVersion, level, auditID, stage, requestURI, verb, user, …,
+// objectRef, …, requestObject, responseObject — S/apis/audit/v1/types.go, plugin/pkg/audit/log/backend.go) is told
+// from its text without parsing it: the first `"stage":`, `"verb":`, `"level":` and `"objectRef":` of such a line are
+// the event's own, as JSON escapes every quote inside a string and the objects come after them. Any other JSON line
+// (re-serialised, hand-made, spaced) is parsed here, and one that is not an audit Event is reported as malformed.
 import type { AuditRecord } from './events.js';
 
 /** Why an event is not replayed (the `skipped` counts). */
@@ -12,11 +14,12 @@ export type SkipReason =
   | 'read' // a verb that is no write: get, list, watch (and connect verbs outside connect subresources)
   | 'level' // Metadata: no request object
   | 'deletecollection' // admitted per item, and the items are not in the log
-  | 'failed' // the write failed before or outside admission (404, 409, 422, 5xx…)
+  | 'failed' // the write failed before, after or outside admission's decisions (logged.ts)
+  | 'not-sent' // the registration does not send it to the daemon (scope.ts)
   | 'no-object' // a write without the object its operation needs
   | 'malformed'; // not an audit Event
 
-export const skipReasons: readonly SkipReason[] = ['stage', 'read', 'level', 'deletecollection', 'failed', 'no-object', 'malformed'];
+export const skipReasons: readonly SkipReason[] = ['stage', 'read', 'level', 'deletecollection', 'failed', 'not-sent', 'no-object', 'malformed'];
 
 /** The verbs that reach admission (S/endpoints/installer.go: POST create, PUT update, PATCH patch, DELETE delete). */
 const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'delete']);
@@ -24,7 +27,8 @@ const writeVerbs: ReadonlySet<string> = new Set(['create', 'update', 'patch', 'd
 /** Subresources whose requests are CONNECTs, whatever the HTTP method (exec and attach over websockets are GETs). */
 export const connectSubresources: ReadonlySet<string> = new Set(['exec', 'attach', 'portforward', 'proxy']);
 
-export type Classified = { readonly skip: SkipReason } | { readonly key: string };
+/** A write's tracking key, with the event when it had to be parsed to be classified; or why it is not replayed. */
+export type Classified = { readonly skip: SkipReason } | { readonly key: string; readonly event?: Record<string, unknown> } | { readonly malformed: string };
 
 const stageRe = /"stage":"([A-Za-z]+)"/;
 const verbRe = /"verb":"([a-z]+)"/;
@@ -75,10 +79,39 @@ export function classifyEvent(event: Record<string, unknown>): Classified {
   return { key: keyOf(ref!, ref!.name || createdName(event)) };
 }
 
-/** Classifies a record, parsing its text only for a create whose name the apiserver generated. */
+/** How the log backend starts every line: the text fast path below relies on its field order. */
+const backendPrefix = '{"kind":"Event","apiVersion":"audit.k8s.io/v1",';
+
+/** Why a parsed JSON value is not an audit Event (undefined when it is one). */
+export function notAnEvent(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v.kind !== undefined && v.kind !== 'Event') return `kind ${JSON.stringify(v.kind)}, not Event`;
+  if (v.apiVersion !== undefined && (typeof v.apiVersion !== 'string' || !v.apiVersion.startsWith('audit.k8s.io/'))) return `apiVersion ${JSON.stringify(v.apiVersion)}, not audit.k8s.io`;
+  if (typeof v.stage !== 'string' || typeof v.verb !== 'string') return 'no stage or verb: not an audit Event';
+  return undefined;
+}
+
+/** Classifies a record: the log backend's lines from their text (parsed only for a generated name), others parsed. */
 export function classifyRecord(record: AuditRecord): Classified {
-  if (record.event !== undefined) return classifyEvent(record.event);
+  if (record.event !== undefined) {
+    const why = notAnEvent(record.event);
+    return why === undefined ? classifyEvent(record.event) : { malformed: why };
+  }
   const text = record.text!;
+  if (!text.startsWith(backendPrefix)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return { malformed: (err as Error).message };
+    }
+    const why = notAnEvent(value);
+    if (why !== undefined) return { malformed: why };
+    const event = value as Record<string, unknown>;
+    const classified = classifyEvent(event);
+    return 'key' in classified ? { key: classified.key, event } : classified;
+  }
   const refText = objectRefRe.exec(text)?.[1];
   let ref: ObjectRefLike | undefined;
   if (refText !== undefined) {
@@ -94,10 +127,10 @@ export function classifyRecord(record: AuditRecord): Classified {
   let event: Record<string, unknown>;
   try {
     event = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return { skip: 'malformed' };
+  } catch (err) {
+    return { malformed: (err as Error).message };
   }
-  return { key: keyOf(ref!, createdName(event)) };
+  return { key: keyOf(ref!, createdName(event)), event };
 }
 
 /** FNV-1a over the key: the shard of an object. */

@@ -8,6 +8,8 @@
 import type { AdmissionResponse } from '../api/admission.js';
 import { skipReasons } from './filter.js';
 import type { SkipReason } from './filter.js';
+import { notSentReasons } from './scope.js';
+import type { NotSentReason } from './scope.js';
 import type { EventResult, ReplayedEvent } from './shard.js';
 
 export type Category = 'newly-denied' | 'newly-allowed' | 'new-warning' | 'changed-message' | 'changed-patch' | 'denied' | 'warning' | 'mutated' | 'unknown';
@@ -71,11 +73,14 @@ const messageOf = (r: AdmissionResponse | undefined): string => r?.status?.messa
 export class ReplayReport {
   readonly #groups = new Map<string, Group>();
   readonly skipped: Partial<Record<SkipReason, number>> = {};
+  /** the writes the registration does not send, by why */
+  readonly notSent: Partial<Record<NotSentReason, number>> = {};
   readonly outcomes = { allowed: 0, denied: 0, unknown: 0 };
   replayed = 0;
   read = 0;
 
-  constructor(readonly withBaseline: boolean) {}
+  /** `scope`: the registration whose scope was applied, as the report names it */
+  constructor(readonly withBaseline: boolean, readonly scope = 'the registration') {}
 
   #add(category: Category, owner: string, r: ReplayedEvent, message: string): void {
     const key = `${category}\u0000${owner}`;
@@ -92,6 +97,7 @@ export class ReplayReport {
   add(result: EventResult): void {
     if ('skip' in result) {
       this.skipped[result.skip] = (this.skipped[result.skip] ?? 0) + 1;
+      if (result.notSent !== undefined) this.notSent[result.notSent] = (this.notSent[result.notSent] ?? 0) + 1;
       return;
     }
     this.replayed++;
@@ -150,9 +156,33 @@ function skippedLine(report: ReplayReport): string {
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
+const notSentWords: Readonly<Record<NotSentReason, string>> = {
+  rules: 'matched by none of its rules',
+  selector: 'left out by its namespaceSelector or objectSelector',
+  'match-conditions': 'left out by its matchConditions',
+  'admission-configuration': 'admission configuration objects, which the apiserver sends no API-registered webhook',
+  'no-webhook': 'on a side it has no webhook for',
+};
+
+/** Why writes were not sent: how many, and why, per reason. */
+function notSentLine(report: ReplayReport): string | undefined {
+  const n = report.skipped['not-sent'] ?? 0;
+  if (n === 0) return undefined;
+  const parts = notSentReasons.filter((r) => (report.notSent[r] ?? 0) > 0).map((r) => `${fmt(report.notSent[r]!)} ${notSentWords[r]}`);
+  return `Not decided, as kube-apiserver does not send them to the daemon under ${report.scope}: ${fmt(n)} (${parts.join('; ')}).`;
+}
+
+/** Why a run replayed nothing, for stderr. */
+export function nothingReplayed(report: ReplayReport): string {
+  const reasons = skipReasons.filter((r) => (report.skipped[r] ?? 0) > 0).map((r) => `${fmt(report.skipped[r]!)} ${r}`);
+  return `${fmt(report.read)} events read, none replayed (skipped: ${reasons.join(', ')})`;
+}
+
 export function textReport(report: ReplayReport): string {
   const lines: string[] = [];
   lines.push(`Replayed ${fmt(report.replayed)} writes of ${fmt(report.read)} events; skipped ${fmt(report.skippedTotal)}${skippedLine(report)}.`);
+  const notSent = notSentLine(report);
+  if (notSent !== undefined) lines.push(notSent);
   if (report.withBaseline) {
     lines.push(`Candidate against baseline: ${fmt(report.count('newly-denied'))} newly denied, ${fmt(report.count('newly-allowed'))} newly allowed, ${fmt(report.count('new-warning'))} new warnings, ${fmt(report.count('changed-message'))} changed messages, ${fmt(report.count('changed-patch'))} mutated differently; ${fmt(report.count('unknown'))} unknown.`);
   } else {
@@ -198,6 +228,7 @@ export function jsonEvent(r: ReplayedEvent): Record<string, unknown> {
   const out: Record<string, unknown> = { auditID: r.auditID, verb: r.verb, objectRef: r.objectRef, user: r.user, operation: r.operation, result: r.outcome };
   if (r.reason !== undefined) out.reason = r.reason;
   if (r.response !== undefined) out.response = r.response;
+  if (r.logged !== undefined) out.logged = { code: r.logged.code, reason: r.logged.reason, message: r.logged.message, ...(r.logged.webhook === undefined ? {} : { webhook: r.logged.webhook }) };
   if (r.baseline !== undefined) {
     out.baselineResult = r.baseline.outcome;
     if (r.baseline.reason !== undefined) out.baselineReason = r.baseline.reason;
@@ -211,6 +242,13 @@ export function jsonSkipped(report: ReplayReport): Record<string, number> {
   const skipped: Record<string, number> = {};
   for (const r of skipReasons) if ((report.skipped[r] ?? 0) > 0) skipped[r] = report.skipped[r]!;
   return skipped;
+}
+
+/** `-o json`'s writes the registration does not send, counted by why. */
+export function jsonNotSent(report: ReplayReport): Record<string, number> {
+  const notSent: Record<string, number> = {};
+  for (const r of notSentReasons) if ((report.notSent[r] ?? 0) > 0) notSent[r] = report.notSent[r]!;
+  return notSent;
 }
 
 /** `-o json`'s closing counts, and the changes' counts with a baseline. */

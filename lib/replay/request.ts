@@ -5,6 +5,10 @@
 //   kind such as Scale or PodExecOptions included), else from the logged objects' kind (custom resources);
 // - name and namespace: objectRef's (LogRequestObject fills an empty name and namespace from the object, so a create's
 //   name is there unless generateName picked it); requests on a Namespace carry its name as their namespace;
+// - a generated name: /mutate is sent none (the object has only generateName); /validate the generated one, which the
+//   log holds in the responseObject, or in a denial's details (logged.ts): S/registry/generic/registry/store.go create
+//   generates it after mutating admission (S/endpoints/handlers/create.go) and before createValidation, which
+//   S/registry/rest/create.go AdmissionToValidateObjectFunc sends with the object's new name;
 // - operation: create → CREATE, update and patch → UPDATE (a patch that created the object, answered 201, → CREATE,
 //   as S/endpoints/handlers/patch.go admits it), delete → DELETE, any verb on a connect subresource → CONNECT;
 // - userInfo: impersonatedUser when set, else user (S/endpoints/filters/impersonation.go replaces the request's user
@@ -33,6 +37,8 @@ import { wipeSystemFields } from '../testsuite/request.js';
 import { connectSubresources, objectKey } from './filter.js';
 import type { SkipReason } from './filter.js';
 import type { ObjectTracker, StoredObject } from './objects.js';
+import { isGeneratedName, loggedAnswer } from './logged.js';
+import type { LoggedDenial, LoggedStatus } from './logged.js';
 import { applyLoggedPatch } from './patch.js';
 import { connectOptions, deleteOptions, optionsFromQuery, query } from './uri.js';
 
@@ -64,7 +70,7 @@ export interface AuditEvent {
   readonly user?: AuditUser;
   readonly impersonatedUser?: AuditUser | null;
   readonly objectRef?: AuditObjectRef;
-  readonly responseStatus?: { readonly code?: number } | null;
+  readonly responseStatus?: LoggedStatus | null;
   readonly requestObject?: unknown;
   readonly responseObject?: unknown;
 }
@@ -87,6 +93,10 @@ export interface ReplayCase {
   readonly validate: AdmissionRequest;
   /** no response object: /validate is sent the /mutate object with the /mutate answer's patch applied */
   readonly validateAfterMutation: boolean;
+  /** the name the apiserver generated before validating admission (set on the object /validate is sent) */
+  readonly generatedName?: string;
+  /** how the apiserver's admission denied it, when it did */
+  readonly logged?: LoggedDenial;
   readonly missing: { readonly mutate: readonly Missing[]; readonly validate: readonly Missing[] };
 }
 
@@ -160,6 +170,110 @@ function missing(variable: Variable, reason: string): Missing {
   return { variable, reason };
 }
 
+/** What one write's event says, as the per-operation builders below need it. */
+interface Write {
+  readonly event: AuditEvent;
+  readonly verb: string;
+  readonly sub: string;
+  readonly namespace: string;
+  readonly isNamespace: boolean;
+  readonly q: URLSearchParams;
+  readonly type: TypeInfo;
+  /** the stored object the response holds (level RequestResponse, a successful write) */
+  readonly stored: Obj | undefined;
+  /** the stored object this write replaced, when the tracker holds one of the request's own kind */
+  readonly knownOld: Obj | undefined;
+  readonly whyNoOld: string;
+  readonly logged: LoggedDenial | undefined;
+}
+
+/** The objects and options of the two requests, and what the log lacks of them. */
+interface Objects {
+  mutateObject: Obj | null;
+  validateObject: Obj | null;
+  oldObject: Obj | null;
+  options: Obj | null;
+  validateAfterMutation: boolean;
+  /** undefined: the objectRef's name */
+  mutateName?: string;
+  generatedName?: string;
+  readonly mutateMissing: Missing[];
+  readonly validateMissing: Missing[];
+}
+
+/** The managedFields the field manager set before admission, taken from the stored object (admission keeps them). */
+function withManagedFields(w: Write, o: Obj): Obj {
+  const managedFields = w.stored !== undefined ? meta(w.stored).managedFields : undefined;
+  return managedFields === undefined ? o : { ...o, metadata: { ...meta(o), managedFields } };
+}
+
+function oldObjectOf(w: Write, out: Objects): void {
+  out.oldObject = w.knownOld ?? null;
+  if (w.knownOld === undefined) {
+    out.mutateMissing.push(missing('oldObject', w.whyNoOld));
+    out.validateMissing.push(missing('oldObject', w.whyNoOld));
+  }
+}
+
+function createObjects(w: Write, out: Objects): void {
+  out.options = optionsFromQuery('CREATE', w.q);
+  const sent = w.verb === 'create' && sameType(w.event.requestObject, w.type.kind.kind) ? w.event.requestObject : undefined;
+  if (sent !== undefined) {
+    wipeSystemFields(sent as JsonObject, w.type.typed);
+    const m = meta(sent);
+    if (w.namespace !== '' && !w.isNamespace && w.sub === '') m.namespace = w.namespace;
+    out.mutateObject = withManagedFields(w, sent);
+    // a generated name is not known before mutating admission, and is before validating admission
+    const generateName = str(m.generateName);
+    if (w.sub === '' && str(m.name) === '' && generateName !== '') {
+      out.mutateName = '';
+      const generated = w.stored !== undefined ? str(meta(w.stored).name) : w.logged?.name ?? '';
+      if (isGeneratedName(generated, generateName)) out.generatedName = generated;
+    }
+  } else {
+    out.mutateMissing.push(missing('object', w.verb === 'patch' ? 'a patch that creates an object logs the patch, not the object' : 'the request object is not logged'));
+  }
+  if (w.stored !== undefined) out.validateObject = beforeStorage(w.stored, '');
+  else if (out.mutateObject !== null) out.validateAfterMutation = true;
+  else out.validateMissing.push(missing('object', 'neither the created object nor the response is logged'));
+}
+
+function updateObjects(w: Write, out: Objects): void {
+  out.options = optionsFromQuery('UPDATE', w.q);
+  oldObjectOf(w, out);
+  const { event, verb, knownOld, type } = w;
+  const sentRV = isObj(event.requestObject) && isObj(event.requestObject.metadata) ? str(event.requestObject.metadata.resourceVersion) : '';
+  if (knownOld !== undefined && verb === 'update' && sentRV !== '' && sentRV !== str(meta(knownOld).resourceVersion)) {
+    // the log skipped a write of this object: the tracked copy is not what this update replaced
+    out.oldObject = null;
+    const why = `the tracked ${type.kind.kind} has resourceVersion ${str(meta(knownOld).resourceVersion)}, the update replaced ${sentRV} (a write between them is not in the log)`;
+    out.mutateMissing.push(missing('oldObject', why));
+    out.validateMissing.push(missing('oldObject', why));
+  }
+  if (verb === 'update' && sameType(event.requestObject, type.kind.kind)) {
+    out.mutateObject = withManagedFields(w, event.requestObject);
+  } else if (verb === 'patch' && out.oldObject !== null) {
+    const patched = applyLoggedPatch(out.oldObject, event.requestObject);
+    if ('object' in patched) out.mutateObject = withManagedFields(w, patched.object);
+    else out.mutateMissing.push(missing('object', patched.why));
+  } else {
+    out.mutateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the old object it applies to is not known' : 'the request object is not logged'));
+  }
+  const previousRV = sentRV !== '' ? sentRV : out.oldObject !== null ? str(meta(out.oldObject).resourceVersion) : '';
+  if (w.stored !== undefined) out.validateObject = beforeStorage(w.stored, previousRV !== '' ? previousRV : str(meta(w.stored).resourceVersion));
+  else if (out.mutateObject !== null) out.validateAfterMutation = true;
+  else out.validateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the response object is not logged (level Request)' : 'the object is not logged'));
+}
+
+/**
+ * What a stored write left: the tracked object follows the log, and is forgotten when the log does not show it (a
+ * denied write or a dry run, not passed here, left the stored object as it was).
+ */
+function track(tracker: ObjectTracker, key: string, operation: string, response: Obj | undefined, parentKind: string): void {
+  if (sameType(response, parentKind) && (operation !== 'DELETE' || str(meta(response).deletionTimestamp) !== '')) tracker.set(key, response);
+  else tracker.forget(key);
+}
+
 /**
  * Rebuilds the /mutate and /validate requests of one event and records the object it left in `tracker`. `event` must
  * have been classified as a write (filter.ts).
@@ -171,8 +285,10 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
   const sub = ref.subresource ?? '';
   const group = ref.apiGroup ?? '';
   const resource = ref.resource ?? '';
-  // a write that failed outside admission never reached it (403 with a logged request: an admission denial, replayed)
-  if (code >= 400 && code !== 403) return { skip: 'failed' };
+  // only what admission decided is replayed: a write that failed elsewhere may never have reached it
+  const answer = loggedAnswer(event.responseStatus);
+  if ('failed' in answer) return { skip: 'failed' };
+  const logged = 'denied' in answer ? answer.denied : undefined;
   let name = ref.name ?? '';
   const response = isObj(event.responseObject) ? event.responseObject : undefined;
   if (name === '' && response !== undefined && response.kind !== 'Status') name = str(meta(response).name);
@@ -189,129 +305,58 @@ export function buildReplayCase(event: AuditEvent, tracker: ObjectTracker): Buil
   const namespace = isNamespace ? name : ref.namespace ?? '';
   const operation = type.connect ? 'CONNECT' : verb === 'create' || (verb === 'patch' && code === 201) ? 'CREATE' : verb === 'delete' ? 'DELETE' : 'UPDATE';
 
-  const base = (): AdmissionRequest => {
+  const base = (requestName: string, object: unknown, out: Objects): AdmissionRequest => {
     const r: AdmissionRequest = { uid: event.auditID ?? '', kind: { ...type.kind }, resource: { group, version: ref.apiVersion ?? '', resource } };
     if (sub !== '') r.subResource = sub;
     r.requestKind = { ...type.kind };
     r.requestResource = { group, version: ref.apiVersion ?? '', resource };
     if (sub !== '') r.requestSubResource = sub;
-    return r;
-  };
-  const finish = (r: AdmissionRequest, requestName: string, object: unknown, oldObject: unknown, options: Obj | null): AdmissionRequest => {
     if (requestName !== '') r.name = requestName;
     if (namespace !== '') r.namespace = namespace;
     r.operation = operation;
     r.userInfo = userInfoOf(event.impersonatedUser ?? event.user);
     r.object = object ?? null;
-    r.oldObject = oldObject ?? null;
+    r.oldObject = out.oldObject ?? null;
     r.dryRun = operation !== 'CONNECT' && q.getAll('dryRun').length > 0;
-    r.options = options;
+    r.options = out.options;
     return r;
   };
-  const stored = sameType(response, type.parentKind) && sub === '' ? response : sameType(response, type.kind.kind) ? response : undefined;
-  const managedFields = stored !== undefined ? meta(stored).managedFields : undefined;
-  const withManagedFields = (o: Obj): Obj => (managedFields === undefined ? o : { ...o, metadata: { ...meta(o), managedFields } });
-  const mutateMissing: Missing[] = [];
-  const validateMissing: Missing[] = [];
-  let mutateObject: Obj | null = null;
-  let validateObject: Obj | null = null;
-  let oldObject: Obj | null = null;
-  let options: Obj | null;
-  let validateAfterMutation = false;
-  let mutateName = name;
-
-  // the stored object this write replaced: only an object of the request's own kind (a Scale is not a Deployment)
-  const knownOld = old !== undefined && old.kind === type.kind.kind ? old : undefined;
-  const whyNoOld = old === undefined
-    ? `the stored ${type.parentKind} ${namespace === '' || isNamespace ? '' : namespace + '/'}${name} is not in the log before this ${verb} (no earlier RequestResponse write of it${tracker.dropped > 0 ? ', or it was dropped from the tracked objects' : ''})`
-    : `the stored ${type.kind.kind} of ${resource}/${sub} is not logged (only the ${type.parentKind})`;
-
-  switch (operation) {
-    case 'CONNECT':
-      mutateObject = connectOptions(type.kind.kind, sub, uri, q);
-      validateObject = mutateObject;
-      options = null;
-      break;
-    case 'CREATE': {
-      options = optionsFromQuery('CREATE', q);
-      const sent = verb === 'create' && sameType(event.requestObject, type.kind.kind) ? event.requestObject : undefined;
-      if (sent !== undefined) {
-        wipeSystemFields(sent as JsonObject, type.typed);
-        const m = meta(sent);
-        if (namespace !== '' && !isNamespace && sub === '') m.namespace = namespace;
-        mutateObject = withManagedFields(sent);
-        // a generated name is not known before mutating admission (S/registry/generic/registry/store.go)
-        if (sub === '' && str(m.name) === '' && str(m.generateName) !== '') mutateName = '';
-      } else {
-        mutateMissing.push(missing('object', verb === 'patch' ? 'a patch that creates an object logs the patch, not the object' : 'the request object is not logged'));
-      }
-      if (stored !== undefined) validateObject = beforeStorage(stored, '');
-      else if (mutateObject !== null) validateAfterMutation = true;
-      else validateMissing.push(missing('object', 'neither the created object nor the response is logged'));
-      break;
-    }
-    case 'UPDATE': {
-      options = optionsFromQuery('UPDATE', q);
-      oldObject = knownOld ?? null;
-      if (knownOld === undefined) {
-        mutateMissing.push(missing('oldObject', whyNoOld));
-        validateMissing.push(missing('oldObject', whyNoOld));
-      }
-      const sentRV = isObj(event.requestObject) && isObj(event.requestObject.metadata) ? str(event.requestObject.metadata.resourceVersion) : '';
-      if (knownOld !== undefined && verb === 'update' && sentRV !== '' && sentRV !== str(meta(knownOld).resourceVersion)) {
-        // the log skipped a write of this object: the tracked copy is not what this update replaced
-        oldObject = null;
-        const why = `the tracked ${type.kind.kind} has resourceVersion ${str(meta(knownOld).resourceVersion)}, the update replaced ${sentRV} (a write between them is not in the log)`;
-        mutateMissing.push(missing('oldObject', why));
-        validateMissing.push(missing('oldObject', why));
-      }
-      if (verb === 'update' && sameType(event.requestObject, type.kind.kind)) {
-        mutateObject = withManagedFields(event.requestObject);
-      } else if (verb === 'patch' && oldObject !== null) {
-        const patched = applyLoggedPatch(oldObject, event.requestObject);
-        if ('object' in patched) mutateObject = withManagedFields(patched.object);
-        else mutateMissing.push(missing('object', patched.why));
-      } else {
-        mutateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the old object it applies to is not known' : 'the request object is not logged'));
-      }
-      const previousRV = sentRV !== '' ? sentRV : oldObject !== null ? str(meta(oldObject).resourceVersion) : '';
-      if (stored !== undefined) validateObject = beforeStorage(stored, previousRV !== '' ? previousRV : str(meta(stored).resourceVersion));
-      else if (mutateObject !== null) validateAfterMutation = true;
-      else validateMissing.push(missing('object', verb === 'patch' ? 'a patch logs the patch, not the object, and the response object is not logged (level Request)' : 'the object is not logged'));
-      break;
-    }
-    default: {
-      options = deleteOptions(event.requestObject, q);
-      oldObject = knownOld ?? null;
-      if (knownOld === undefined) {
-        mutateMissing.push(missing('oldObject', whyNoOld));
-        validateMissing.push(missing('oldObject', whyNoOld));
-      }
-    }
+  const w: Write = {
+    event, verb, sub, namespace, isNamespace, q, type, logged,
+    stored: sameType(response, type.parentKind) && sub === '' ? response : sameType(response, type.kind.kind) ? response : undefined,
+    // the stored object this write replaced: only an object of the request's own kind (a Scale is not a Deployment)
+    knownOld: old !== undefined && old.kind === type.kind.kind ? old : undefined,
+    whyNoOld: old === undefined
+      ? `the stored ${type.parentKind} ${namespace === '' || isNamespace ? '' : namespace + '/'}${name} is not in the log before this ${verb} (no earlier RequestResponse write of it${tracker.dropped > 0 ? ', or it was dropped from the tracked objects' : ''})`
+      : `the stored ${type.kind.kind} of ${resource}/${sub} is not logged (only the ${type.parentKind})`,
+  };
+  const out: Objects = { mutateObject: null, validateObject: null, oldObject: null, options: null, validateAfterMutation: false, mutateMissing: [], validateMissing: [] };
+  if (operation === 'CONNECT') {
+    out.mutateObject = connectOptions(type.kind.kind, sub, uri, q);
+    out.validateObject = out.mutateObject;
+  } else if (operation === 'CREATE') createObjects(w, out);
+  else if (operation === 'UPDATE') updateObjects(w, out);
+  else {
+    out.options = deleteOptions(event.requestObject, q);
+    oldObjectOf(w, out);
   }
 
-  // what this write left: the tracked object follows the log, and is forgotten when the log does not show it (a
-  // denied write or a dry run left the stored object as it was)
-  if (operation !== 'CONNECT' && code < 400 && q.getAll('dryRun').length === 0) {
-    if (sameType(response, type.parentKind) && (operation !== 'DELETE' || str(meta(response).deletionTimestamp) !== '')) {
-      tracker.set(key, response);
-    } else {
-      tracker.forget(key);
-    }
-  }
+  if (operation !== 'CONNECT' && code < 400 && q.getAll('dryRun').length === 0) track(tracker, key, operation, response, type.parentKind);
 
-  const mutate = finish(base(), mutateName, mutateObject, oldObject, options);
-  const validate = finish(base(), validateObject !== null ? str(isObj(validateObject.metadata) ? validateObject.metadata.name : '') || name : name, validateObject ?? mutateObject, oldObject, options);
+  const { validateObject, generatedName } = out;
+  const validateName = (validateObject !== null ? str(isObj(validateObject.metadata) ? validateObject.metadata.name : '') : '') || generatedName || name;
   return {
     replay: {
       auditID: event.auditID ?? '',
       verb,
       user: (event.impersonatedUser ?? event.user)?.username ?? '',
       objectRef: ref,
-      mutate,
-      validate,
-      validateAfterMutation,
-      missing: { mutate: mutateMissing, validate: validateMissing },
+      mutate: base(out.mutateName ?? name, out.mutateObject, out),
+      validate: base(validateName, validateObject ?? out.mutateObject, out),
+      validateAfterMutation: out.validateAfterMutation,
+      ...(generatedName === undefined ? {} : { generatedName }),
+      ...(logged === undefined ? {} : { logged }),
+      missing: { mutate: out.mutateMissing, validate: out.validateMissing },
     },
   };
 }

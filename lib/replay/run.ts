@@ -12,12 +12,15 @@ import type { MalformedRecord } from './events.js';
 import { classifyRecord, shardOf } from './filter.js';
 import type { SkipReason } from './filter.js';
 import type { StoredObject } from './objects.js';
+import type { ScopeSpec } from './scope.js';
 import type { EventResult, ReplayShard, ShardRecord } from './shard.js';
 
 /** What a replay worker is started with (workers/replay-worker.ts). */
 export interface ReplayWorkerData {
   readonly candidate: ChainSpec;
   readonly baseline?: ChainSpec;
+  /** the registration's scope, derived from the candidate set or read from a file */
+  readonly scope?: ScopeSpec;
   readonly maxObjects: number;
   readonly seed: ReadonlyArray<readonly [string, StoredObject]>;
 }
@@ -226,12 +229,18 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayTotals
         continue;
       }
       const classified = classifyRecord(record);
+      if ('malformed' in classified) {
+        skipped.malformed = (skipped.malformed ?? 0) + 1;
+        options.onMalformed?.({ file: record.file, line: record.line, malformed: classified.malformed });
+        continue;
+      }
       if ('skip' in classified) {
         skipped[classified.skip] = (skipped[classified.skip] ?? 0) + 1;
         continue;
       }
       const i = shards.length === 1 ? 0 : shardOf(classified.key, shards.length);
-      batches[i]!.push(record.event !== undefined ? { seq: seq++, event: record.event } : { seq: seq++, text: record.text! });
+      const event = record.event ?? classified.event;
+      batches[i]!.push(event !== undefined ? { seq: seq++, event } : { seq: seq++, text: record.text! });
       if (batches[i]!.length >= batchSize) {
         await waitForRoom(i);
         flush(i);

@@ -1,15 +1,18 @@
 // One shard of a replay: the writes of the objects routed to it (filter.ts shardOf), in log order. It parses each
 // event, rebuilds its requests while tracking the objects it has seen (one ObjectTracker per shard: every write of an
-// object comes here), and decides them through the candidate set and, when given, the baseline. A shard runs on a
+// object comes here), and decides them, on the sides the registration sends them to (scope.ts), through the candidate
+// set and, when given, the baseline. A shard runs on a
 // worker thread (workers/replay-worker.ts), or on the reading thread with --workers 0.
 import type { AdmissionResponse, UserInfo } from '../api/admission.js';
 import { decide } from './decide.js';
-import type { Outcome, ReplayChain, SetDecision } from './decide.js';
+import type { Outcome, ReplayChain, SentSides, SetDecision } from './decide.js';
+import type { LoggedDenial } from './logged.js';
 import type { SkipReason } from './filter.js';
 import { ObjectTracker } from './objects.js';
 import type { StoredObject } from './objects.js';
 import { buildReplayCase } from './request.js';
 import type { AuditEvent, AuditObjectRef, ReplayCase } from './request.js';
+import type { NotSentReason, RegistrationScope } from './scope.js';
 
 /** An event handed to a shard: its text (or the event, from an EventList) and its place in the input. */
 export interface ShardRecord {
@@ -20,7 +23,7 @@ export interface ShardRecord {
 
 /** What a shard answers for one event. Plain data: it crosses the thread boundary. */
 export type EventResult =
-  | { readonly seq: number; readonly skip: SkipReason }
+  | { readonly seq: number; readonly skip: SkipReason; readonly notSent?: NotSentReason }
   | ReplayedEvent;
 
 export interface ReplayedEvent {
@@ -34,6 +37,8 @@ export interface ReplayedEvent {
   readonly reason?: string;
   readonly deniedBy?: 'mutate' | 'validate';
   readonly response?: AdmissionResponse;
+  /** the apiserver's admission denied it so (its message without a webhook's prefix) */
+  readonly logged?: LoggedDenial;
   readonly baseline?: {
     readonly outcome: Outcome;
     readonly reason?: string;
@@ -48,6 +53,8 @@ export interface ShardOptions {
   readonly maxObjects: number;
   /** stored objects known before the log (--namespaces) */
   readonly seed?: ReadonlyArray<readonly [string, StoredObject]>;
+  /** what the apiserver sends the daemon; every write on both sides when undefined */
+  readonly scope?: RegistrationScope;
 }
 
 function decisionFields(d: SetDecision): Pick<ReplayedEvent, 'outcome' | 'reason' | 'deniedBy' | 'response'> {
@@ -72,9 +79,20 @@ export class ReplayShard {
     return this.#tracker.size;
   }
 
-  async #decide(seq: number, replay: ReplayCase): Promise<ReplayedEvent> {
-    const candidate = await decide(replay, this.options.candidate);
-    const baseline = this.options.baseline === undefined ? undefined : await decide(replay, this.options.baseline);
+  async #decide(seq: number, replay: ReplayCase): Promise<EventResult> {
+    let sides: SentSides | undefined;
+    const scope = this.options.scope;
+    if (scope !== undefined) {
+      // awaited only when a matchCondition waits for a SubjectAccessReview: this runs for every write of the log
+      const m = scope.sends('mutating', replay.mutate);
+      const mutate = m instanceof Promise ? await m : m;
+      const v = scope.sends('validating', replay.validate);
+      const validate = v instanceof Promise ? await v : v;
+      if (!mutate.sent && !validate.sent) return { seq, skip: 'not-sent', notSent: validate.why === 'no-webhook' ? mutate.why : validate.why };
+      sides = { mutate: mutate.sent, validate: validate.sent };
+    }
+    const candidate = await decide(replay, this.options.candidate, sides);
+    const baseline = this.options.baseline === undefined ? undefined : await decide(replay, this.options.baseline, sides);
     return {
       seq,
       auditID: replay.auditID,
@@ -83,6 +101,7 @@ export class ReplayShard {
       user: replay.validate.userInfo ?? { username: replay.user },
       operation: replay.validate.operation ?? '',
       ...decisionFields(candidate),
+      ...(replay.logged === undefined ? {} : { logged: replay.logged }),
       ...(baseline === undefined ? {} : { baseline: decisionFields(baseline) }),
     };
   }

@@ -40,6 +40,27 @@ export interface ShadowComparison {
   readonly shadow: AdmissionResponse;
   /** /mutate: the two sets' policies would patch the object differently */
   readonly patchDiffers: boolean;
+  /** what of the answer the candidate would change; empty when only bindings that change nothing differ */
+  readonly answerChanges: readonly AnswerChange[];
+}
+
+/** A part of the AdmissionResponse the apiserver acts on. */
+export type AnswerChange = 'allowed' | 'status' | 'warnings' | 'patch';
+
+const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
+  (a ?? []).length === (b ?? []).length && (a ?? []).every((x, i) => x === b![i]);
+
+/**
+ * How the candidate's answer differs from the enforced one: allowed or denied, a denial's code or message, the
+ * warnings, the patch. A binding that only the candidate holds and that allows changes none of them.
+ */
+export function answerChanges(enforced: AdmissionResponse, shadow: AdmissionResponse, patchDiffers: boolean): AnswerChange[] {
+  const changes: AnswerChange[] = [];
+  if (enforced.allowed !== shadow.allowed) changes.push('allowed');
+  else if (!enforced.allowed && (enforced.status?.code !== shadow.status?.code || enforced.status?.message !== shadow.status?.message)) changes.push('status');
+  if (!sameList(enforced.warnings, shadow.warnings)) changes.push('warnings');
+  if (patchDiffers) changes.push('patch');
+  return changes;
 }
 
 export interface ShadowEvaluationOptions {
@@ -117,10 +138,12 @@ export async function compareSets(endpoint: ShadowEndpoint, request: AdmissionRe
     e = await mutateWith(enforced.mutating, request, options);
     s = await mutateWith(shadow.mutating, request, options);
   }
+  const patchDiffers = endpoint === 'mutate' && (e.response.patch ?? '') !== (s.response.patch ?? '');
   return {
     comparisons: compareDecisions({ decisions: e.decisions, held: heldBindings(hooksOf(enforced)) }, { decisions: s.decisions, held: heldBindings(hooksOf(shadow)) }),
     enforced: e.response,
     shadow: s.response,
-    patchDiffers: endpoint === 'mutate' && (e.response.patch ?? '') !== (s.response.patch ?? ''),
+    patchDiffers,
+    answerChanges: answerChanges(e.response, s.response, patchDiffers),
   };
 }

@@ -5,7 +5,7 @@
 // thread's share of a request is a copy and a fraction of a message (bench/shadow.ts).
 import type { LoadedManifests } from '../manifest/load.js';
 import type { Comparison } from './decisions.js';
-import type { ShadowEndpoint } from './evaluate.js';
+import type { AnswerChange, ShadowEndpoint } from './evaluate.js';
 
 export type SetSide = 'enforced' | 'shadow';
 export type PolicyPlugin = 'ValidatingAdmissionPolicy' | 'MutatingAdmissionPolicy';
@@ -15,7 +15,7 @@ export const shadowEndpoints: readonly ShadowEndpoint[] = ['validate', 'mutate']
 export interface ShadowWorkerData {
   /** --authorization-kubeconfig ('' when unset): the worker's own SubjectAccessReview client reads it */
   readonly authorizationKubeconfig: string;
-  /** requests with differences described per second at most; the rest only counted (`suppressed`) */
+  /** requests whose answer would change described per second at most; the rest only counted (`suppressed`) */
   readonly differencesPerSecond: number;
   /** Int32 per endpoint (shadowEndpoints order): requests finished, wrapping; the main thread counts those sent */
   readonly finished: SharedArrayBuffer;
@@ -49,7 +49,7 @@ export interface CompiledMessage {
   readonly error?: string;
 }
 
-/** A request whose sets disagree, as the main thread logs it. */
+/** A request whose answer the candidate would change, as the main thread logs it. */
 export interface Difference {
   readonly endpoint: ShadowEndpoint;
   readonly uid: string;
@@ -61,6 +61,8 @@ export interface Difference {
   readonly user: string;
   /** the answer that went out */
   readonly answered: 'allowed' | 'denied';
+  /** what of it the candidate would change */
+  readonly changes: readonly AnswerChange[];
   /** the bindings whose decisions differ */
   readonly comparisons: readonly Comparison[];
   readonly patchDiffers: boolean;
@@ -78,7 +80,7 @@ export interface ReportMessage {
   /** [plugin, policy, binding, enforced, shadow, count] */
   readonly decisions: ReadonlyArray<readonly [string, string, string, string, string, number]>;
   readonly differences: readonly Difference[];
-  /** differing requests not described (over differencesPerSecond) */
+  /** requests whose answer would change, not described (over differencesPerSecond) */
   readonly suppressed: number;
   /** the first failure's message, for the log */
   readonly error?: string;

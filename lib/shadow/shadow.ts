@@ -32,7 +32,7 @@ export interface ShadowBudget {
   readonly cpuShare: number;
   /** the window the worker's CPU use is measured over, ms */
   readonly windowMs: number;
-  /** requests with differences logged per second at most; the rest are counted in the next line's `suppressed` */
+  /** requests whose answer the candidate would change logged per second at most; the rest are counted in the next line's `suppressed` */
   readonly logLinesPerSecond: number;
   /** how often the worker hands over its counts and differences, ms (metrics and log lines lag by as much) */
   readonly reportIntervalMs: number;
@@ -90,7 +90,7 @@ export class Shadow {
   #lastELU: EventLoopUtilization | undefined;
   #sampledAt = 0;
   #overBudget = false;
-  /** differing requests the worker did not describe, for the next logged line */
+  /** requests whose answer would change that the worker did not describe, for the next logged line */
   #suppressed = 0;
   #closed = false;
   #restartTimer: NodeJS.Timeout | undefined;
@@ -294,7 +294,7 @@ export class Shadow {
     for (const d of m.differences) {
       this.#log.info('Shadow set decides differently', {
         endpoint: `/${d.endpoint}`, uid: d.uid, operation: d.operation, resource: d.resource, subResource: d.subResource,
-        namespace: d.namespace, name: d.name, user: d.user, answered: d.answered,
+        namespace: d.namespace, name: d.name, user: d.user, answered: d.answered, changes: d.changes,
         differences: d.comparisons.map((c) => `${c.policy}/${c.binding}: enforced=${c.enforced} shadow=${c.shadow}`),
         ...(d.patchDiffers ? { patch: 'differs' } : {}),
         ...(d.shadowMessage === '' ? {} : { shadowMessage: d.shadowMessage }),

@@ -51,7 +51,13 @@ export function auditEvent(fields: {
   event.userAgent = 'kubectl/v1.36.0 (linux/amd64) kubernetes/abcdef';
   event.objectRef = fields.objectRef;
   const code = fields.code ?? 200;
-  event.responseStatus = code < 400 ? { metadata: {}, code } : { metadata: {}, status: 'Failure', code };
+  // a failure's Status: its bounded fields, as S/audit/context.go LogResponseObject copies them
+  const failure = fields.responseObject as Json | undefined;
+  event.responseStatus = code < 400
+    ? { metadata: {}, code }
+    : failure?.kind === 'Status'
+      ? { metadata: {}, status: failure.status, message: failure.message, reason: failure.reason, details: failure.details, code }
+      : { metadata: {}, status: 'Failure', code };
   if (fields.requestObject !== undefined) event.requestObject = fields.requestObject;
   if (fields.responseObject !== undefined) event.responseObject = fields.responseObject;
   event.requestReceivedTimestamp = '2026-11-21T18:20:17.000000Z';

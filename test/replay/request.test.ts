@@ -11,7 +11,8 @@
 //   DeleteOptions body (delete.go);
 // - responseObject (level RequestResponse): the object as stored (LogResponseObject of the handler's result), i.e.
 //   the object the next capture of the same object shows as oldObject, or a Status for a denied write or a delete;
-// - responseStatus.code: 201 for a create, 200 for the rest, 403 for a write admission denied.
+// - responseStatus.code: 201 for a create, 200 for the rest, 403 for a write the capturing webhook denied, with its
+//   message as the webhook plugin wraps it (S/admission/plugin/webhook/errors/statuserror.go).
 // The request uid is the auditID (upstream's is a fresh UUID per admission call: nothing to compare).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -24,7 +25,10 @@ import type { Json } from './helpers.js';
 const ns = 'wh';
 const cmRef = (name: string): Json => ({ resource: 'configmaps', namespace: ns, name, apiVersion: 'v1' });
 const podRef = (name: string): Json => ({ resource: 'pods', namespace: ns, name, apiVersion: 'v1' });
-const status = (code: number): Json => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: code < 400 ? 'Success' : 'Failure', code });
+/** A write's Status: a success, or the capturing webhook's denial as the apiserver wraps it (errors/statuserror.go). */
+const status = (code: number): Json => (code < 400
+  ? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code }
+  : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'admission webhook "capture.example.com" denied the request: labelled deny', reason: 'Forbidden', code });
 
 function without(o: unknown, ...fields: string[]): Json {
   const copy = structuredClone(o) as Json & { metadata: Json };

@@ -91,3 +91,21 @@ test('/mutate: a mutation that fails under Fail denies, and a different patch is
     c('team', 'allow', 'allow'),
   ]);
 });
+
+test('answerChanges: what of the answer the candidate would change; a binding only it holds that allows changes nothing', async () => {
+  const names = { 'names.yaml': policy('names', "object.metadata.name != 'forbidden'") };
+  const base: PolicySet = { validating: hooksOf('ValidatingAdmissionPolicy', names), mutating: [] };
+  const withAllowing: PolicySet = { validating: hooksOf('ValidatingAdmissionPolicy', { ...names, 'extra.yaml': policy('extra', 'true') }), mutating: [] };
+  const quiet = await compareSets('validate', configMapRequest('fine'), base, withAllowing);
+  assert.deepEqual(quiet.comparisons.filter((x) => x.enforced !== x.shadow), [c('extra', 'absent', 'allow')], 'the difference the metric counts');
+  assert.deepEqual(quiet.answerChanges, [], 'an allowing binding only the candidate holds changes no answer');
+
+  const denying: PolicySet = { validating: hooksOf('ValidatingAdmissionPolicy', { ...names, 'blocked.yaml': policy('blocked', "!object.metadata.name.startsWith('blocked')") }), mutating: [] };
+  assert.deepEqual((await compareSets('validate', configMapRequest('blocked-1'), base, denying)).answerChanges, ['allowed']);
+  const worded: PolicySet = { validating: hooksOf('ValidatingAdmissionPolicy', { 'names.yaml': policy('names', "object.metadata.name != 'forbidden'").replace('says no', 'refuses') }), mutating: [] };
+  assert.deepEqual((await compareSets('validate', configMapRequest('forbidden'), base, worded)).answerChanges, ['status'], 'both deny, with another message');
+  const warning: PolicySet = { validating: hooksOf('ValidatingAdmissionPolicy', { ...names, 'warned.yaml': policy('warned', "object.metadata.name != 'forbidden'", { actions: '[Warn]' }) }), mutating: [] };
+  assert.deepEqual((await compareSets('validate', configMapRequest('forbidden'), base, warning)).answerChanges, ['warnings']);
+  const patching: PolicySet = { validating: [], mutating: hooksOf('MutatingAdmissionPolicy', { 'team.yaml': labelPolicy('team', 'team', '"platform"') }) };
+  assert.deepEqual((await compareSets('mutate', configMapRequest('cm'), enforced, patching)).answerChanges, ['patch']);
+});

@@ -50,6 +50,8 @@ before(async () => {
     'enforced/mutating/team.yaml': labelPolicy('team', 'team', '"unassigned"'),
     'shadow/policies/names.yaml': policy('names', "object.metadata.name != 'forbidden'"),
     'shadow/policies/blocked.yaml': policy('blocked', "!object.metadata.name.startsWith('blocked')"),
+    // a binding only the candidate holds that allows everything: it changes no answer
+    'shadow/policies/extra.yaml': policy('extra', 'true'),
     'shadow/mutating/team.yaml': labelPolicy('team', 'team', '"platform"'),
   });
   writeFileSync(join(tmp.dir, 'enforced.yaml'), configYAML(join(tmp.dir, 'enforced')));
@@ -93,6 +95,18 @@ test('the shadow set denies what the enforced set allows: the same answer, the c
   assert.match(line, /shadowMessage=".*blocked\.static\.k8s\.io says no"/);
   // the daemon without a shadow set has none of these series
   assert.equal(samplesOf(await scrape(plain), decisions).length, 0);
+});
+
+test('only requests whose answer the candidate would change are logged; every difference is counted', async () => {
+  const extra = { plugin: 'ValidatingAdmissionPolicy', policy: named('extra'), binding: bindingOf('extra'), enforced: 'absent', shadow: 'allow' };
+  const counted = await decisionCount(shadowed, extra);
+  await both('/validate', 'quiet-1');
+  await both('/validate', 'blocked-3');
+  await waitFor('both differences to be counted', async () => (await decisionCount(shadowed, extra)) === counted + 2, 10_000, 25);
+  // the worker decides in order: once the later request's line is out, the earlier one's would be too
+  const line = await waitForDaemon('the blocked-3 line', () => shadowed.daemon.stderr().split('\n').find((l) => l.includes('uid="uid-blocked-3"')), shadowed.daemon);
+  assert.match(line, /changes=\["allowed"\]/);
+  assert.equal(shadowed.daemon.stderr().includes('uid="uid-quiet-1"'), false, 'a request whose answer would not change was logged');
 });
 
 test('/mutate: the same answer, the bindings compared, a different patch counted', async () => {
