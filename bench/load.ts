@@ -69,9 +69,10 @@ export async function closedLoop(target: Target, agent: Agent, connections: numb
   return { completed: latencies.length, errors, seconds: (performance.now() - start) / 1000, latencies: Float64Array.from(latencies) };
 }
 
-/** Open loop: `rate` requests per second for `seconds`, each timed from when it was due. */
-export async function openLoop(target: Target, agent: Agent, rate: number, seconds: number): Promise<LoadResult> {
+/** Open loop: `rate` requests per second for `seconds`, each timed from when it was due (`dues`: performance.now()). */
+export async function openLoop(target: Target, agent: Agent, rate: number, seconds: number): Promise<LoadResult & { readonly dues: Float64Array }> {
   const latencies: number[] = [];
+  const dues: number[] = [];
   let errors = 0;
   const total = Math.round(rate * seconds);
   const interval = 1000 / rate;
@@ -85,8 +86,9 @@ export async function openLoop(target: Target, agent: Agent, rate: number, secon
         const due = start + sent * interval;
         sent++;
         inFlight.push(post(target, agent).then((ok) => {
-          if (ok) latencies.push(performance.now() - due);
-          else errors++;
+          if (!ok) return void errors++;
+          latencies.push(performance.now() - due);
+          dues.push(due);
         }));
       }
       if (sent >= total) return resolve();
@@ -96,7 +98,7 @@ export async function openLoop(target: Target, agent: Agent, rate: number, secon
     tick();
   });
   await Promise.all(inFlight);
-  return { completed: latencies.length, errors, seconds: (performance.now() - start) / 1000, latencies: Float64Array.from(latencies) };
+  return { completed: latencies.length, errors, seconds: (performance.now() - start) / 1000, latencies: Float64Array.from(latencies), dues: Float64Array.from(dues) };
 }
 
 export function percentile(sorted: Float64Array, p: number): number {

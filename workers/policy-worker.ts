@@ -17,6 +17,7 @@ import { decodeTask, encodeBatchResults } from '../lib/admission/pool/codec.js';
 import type { TaskOutcome } from '../lib/admission/pool/codec.js';
 import { decodeReviewTask, encodeReviewAnswers } from '../lib/admission/pool/review-codec.js';
 import type { WorkerAnswer } from '../lib/admission/pool/review-codec.js';
+import { currentThreadId, setThreadNice } from '../lib/admission/pool/priority.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
 import type { ChannelMessage, PolicyWorkerData } from '../lib/admission/pool/protocol.js';
 import { WorkerSnapshots } from '../lib/admission/pool/worker-snapshots.js';
@@ -68,9 +69,24 @@ channel.postMessage({ type: 'hello', threadId, keys: snapshots.keys() } satisfie
 const watchdog = watchdogLayout(data.watchdog);
 let slot = -1;
 for (let i = 0; i < watchdog.slots && slot < 0; i++) if (Atomics.compareExchange(watchdog.owners, i, 0, threadId) === 0) slot = i;
+// the kernel's id of this thread, for the main thread to lower its priority while it is held by a runaway (pool/priority.ts)
+const tid = currentThreadId();
+if (slot >= 0) watchdog.tid[slot] = tid;
 
-function busy(deadline: number): void {
-  if (slot >= 0 && Atomics.load(watchdog.owners, slot) === threadId) watchdog.busyUntil[slot] = deadline;
+/**
+ * Evaluating a request of `bytes` due by `deadline` from now on (0: not evaluating): read by the watchdog, the load
+ * balancer and the request path (pool/held.ts).
+ */
+function busy(deadline: number, bytes = 0): void {
+  if (slot < 0 || Atomics.load(watchdog.owners, slot) !== threadId) return;
+  watchdog.busyUntil[slot] = deadline;
+  watchdog.busySince[slot] = deadline > 0 ? Date.now() : 0;
+  watchdog.busyBytes[slot] = bytes;
+  // the long evaluation the main thread lowered this thread's priority for is over
+  if (watchdog.lowered[slot] === 1) {
+    watchdog.lowered[slot] = 0;
+    setThreadNice(tid, 0);
+  }
 }
 
 /** This worker's SubjectAccessReview client (the main thread read the same kubeconfig successfully at start). */
@@ -119,7 +135,7 @@ async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
   const prepared = await prepare('policy', buffer, decodeTask, () => 'ValidatingAdmissionPolicy');
   if ('error' in prepared) return prepared;
   const { task, snapshot } = prepared;
-  busy(task.deadline);
+  busy(task.deadline, task.review.byteLength);
   try {
     const review = JSON.parse(utf8(task.review)) as { request?: AdmissionRequest };
     const request = review.request ?? {};
@@ -146,7 +162,7 @@ async function evaluateTask(buffer: Uint8Array): Promise<TaskOutcome> {
       try {
         evaluations.push(await evaluatePlannedPolicyAuthorized(policy, prepared, m, authorizer));
       } finally {
-        busy(task.deadline);
+        busy(task.deadline, task.review.byteLength);
       }
     }
     return { evaluations };
@@ -189,7 +205,7 @@ async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
   const mutate = task.endpoint === '/mutate';
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const input = { body, deadline: task.deadline, timeoutMs: 0 };
-  busy(task.deadline);
+  busy(task.deadline, body.byteLength);
   try {
     const review = (mutate ? mutateOnThisThread : validateOnThisThread)(input, snapshot.hooks, thread);
     if (!(review.answer instanceof Promise)) return wire(review.answer);

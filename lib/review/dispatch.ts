@@ -10,6 +10,13 @@
 // every `reprobeMs`, so that one slow spell (a GC, a busy host) does not keep it off the main thread for its lifetime.
 // A snapshot the workers have not compiled yet (just reloaded) is evaluated inline, as is everything without a pool
 // (--workers 0).
+//
+// Isolation (docs/adr/0004; the pool's side is pool/held.ts): while every worker is held by a long evaluation, a
+// request less than half the size of each request holding them is evaluated inline (inlineWhileHeld). An inline
+// evaluation slower than `runawayMs` (a request near the CEL cost limit) is not averaged in: it keeps requests of its
+// body size or more than half of it off the main thread for `runawayMemoryMs` (CEL's cost grows with the object: one of half the size of a request that ran
+// away may run away too), so each further runaway on the main thread must be at most half the size of the previous
+// one: a handful per period at most, whatever an attacker sends. A wrong guess only sends a request to the pool.
 import { performance } from 'node:perf_hooks';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { PolicyPool } from '../admission/pool/pool.js';
@@ -32,9 +39,15 @@ export interface InlineRuleOptions {
   readonly reprobeMs?: number;
   /** a body larger than this is not evaluated inline; default 64 KiB */
   readonly maxInlineBytes?: number;
+  /** an inline evaluation slower than this (ms) is a runaway: bodies of half its size or more stay off the main thread; default 10 */
+  readonly runawayMs?: number;
+  /** for how long (ms) after the last runaway on the main thread; default 10,000 */
+  readonly runawayMemoryMs?: number;
 }
 
-export const defaultInlineRule = { busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024 } as const;
+export const defaultInlineRule = {
+  busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024, runawayMs: 10, runawayMemoryMs: 10_000,
+} as const;
 
 /** Inline evaluations of a snapshot ignored while the code warms up, then averaged (exponential, weight 1/8). */
 const warmUpSamples = 8;
@@ -45,6 +58,9 @@ interface SnapshotCost {
   averageMs: number;
   /** when it was last found too slow, or last tried inline again since */
   probedAt: number;
+  /** the smallest body of an inline runaway (0: none), and when the last one was seen */
+  runawayBytes: number;
+  runawayAt: number;
 }
 
 export class InlineRule {
@@ -78,7 +94,28 @@ export class InlineRule {
     if (!this.#pooling && busy > this.#options.busyAbove) this.#pooling = true;
     else if (this.#pooling && inPool === 0 && busy < this.#options.idleBelow) this.#pooling = false;
     if (this.#pooling || inPool !== 0) return false;
+    return this.#bounded(bodyBytes, snapshot);
+  }
+
+  /**
+   * Whether a request of `bodyBytes` for `snapshot` is evaluated on this thread because every worker is held by
+   * requests of at least `heldBy` bytes (pool/held.ts): it is less than half their size, within maxInlineBytes, and
+   * not of a size that ran away here lately. Not the average bound: waiting would cost it at least the rest of a
+   * runaway, more than a slow snapshot's evaluation.
+   */
+  inlineWhileHeld(heldBy: number, bodyBytes: number, snapshot: object): boolean {
+    return bodyBytes * 2 < heldBy && bodyBytes <= this.#options.maxInlineBytes && !this.mayRunAway(snapshot, bodyBytes);
+  }
+
+  #bounded(bodyBytes: number, snapshot: object): boolean {
+    if (this.mayRunAway(snapshot, bodyBytes)) return false;
     return !this.expensive(snapshot) || this.#reprobe(snapshot);
+  }
+
+  /** A request of `bodyBytes` is at least half the size of one whose inline evaluation of `snapshot` ran away lately. */
+  mayRunAway(snapshot: object, bodyBytes: number, now = performance.now()): boolean {
+    const cost = this.#costs.get(snapshot);
+    return cost !== undefined && cost.runawayBytes > 0 && now - cost.runawayAt < this.#options.runawayMemoryMs && bodyBytes * 2 >= cost.runawayBytes;
   }
 
   /** The snapshot's inline evaluations take too long to run on the event loop. */
@@ -87,12 +124,21 @@ export class InlineRule {
     return cost !== undefined && cost.samples > warmUpSamples && cost.averageMs > this.#options.maxInlineMs;
   }
 
-  /** One inline evaluation of `snapshot` took `ms`. */
-  measured(snapshot: object, ms: number): void {
+  /** One inline evaluation of `snapshot`, of a body of `bodyBytes`, took `ms`. */
+  measured(snapshot: object, ms: number, bodyBytes: number): void {
     let cost = this.#costs.get(snapshot);
-    if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0, probedAt: 0 }));
+    if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0, probedAt: 0, runawayBytes: 0, runawayAt: 0 }));
     cost.samples++;
     if (cost.samples <= warmUpSamples) return;
+    if (ms > this.#options.runawayMs) {
+      // a runaway says nothing of the snapshot's usual cost: it keeps requests of its size off this thread instead
+      const now = performance.now();
+      const remembered = cost.runawayBytes > 0 && now - cost.runawayAt < this.#options.runawayMemoryMs;
+      cost.runawayBytes = remembered ? Math.min(cost.runawayBytes, bodyBytes) : bodyBytes;
+      cost.runawayAt = now;
+      cost.samples--;
+      return;
+    }
     const wasExpensive = this.expensive(snapshot);
     cost.averageMs = cost.samples === warmUpSamples + 1 ? ms : cost.averageMs + sampleWeight * (ms - cost.averageMs);
     if (!wasExpensive && this.expensive(snapshot)) cost.probedAt = performance.now();
@@ -151,7 +197,8 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
   return (d) => {
     if (options.webhooks?.active()) return options.webhooks.reviewer(d);
     const snapshot = options.snapshot();
-    if (pool !== undefined && snapshot !== undefined && pool.hasCompiled(snapshot.hash, snapshot.plugin) && !rule.inline(pool.inFlight, d.body.length, snapshot)) {
+    if (pool !== undefined && snapshot !== undefined && pool.hasCompiled(snapshot.hash, snapshot.plugin) && !rule.inline(pool.inFlight, d.body.length, snapshot)
+      && !rule.inlineWhileHeld(pool.heldBy(), d.body.length, snapshot)) {
       return pooled(d, snapshot, pool);
     }
     const hooks = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
@@ -159,8 +206,8 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
     const started = performance.now();
     const review = onThisThread(d, hooks, thread);
     // the mutating chain is a promise throughout: its cost is the time to its answer
-    if (!mutate) rule.measured(snapshot, performance.now() - started);
-    else if (review.answer instanceof Promise) void review.answer.then(() => rule.measured(snapshot, performance.now() - started), () => undefined);
+    if (!mutate) rule.measured(snapshot, performance.now() - started, d.body.length);
+    else if (review.answer instanceof Promise) void review.answer.then(() => rule.measured(snapshot, performance.now() - started, d.body.length), () => undefined);
     return review;
   };
 }

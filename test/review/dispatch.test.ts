@@ -51,7 +51,8 @@ const text = (a: Answer): string => `${a.status} ${Buffer.from(a.body).toString(
 const alwaysPool = (): InlineRule => new InlineRule({ busyAbove: -1, idleBelow: -1 });
 
 async function startPool(t: { after: (fn: () => Promise<void>) => void }, snapshots: Snapshot[], registry = new Registry(), testHooks = false): Promise<PolicyPool> {
-  const pool = new PolicyPool({ threads: 1, snapshots, registry, testHooks });
+  // no reserve worker: the tests address the one worker they start (the reserve: admission/pool/isolation.test.ts)
+  const pool = new PolicyPool({ threads: 1, reserveThreads: 0, snapshots, registry, testHooks });
   t.after(() => pool.close());
   await pool.ready();
   return pool;
@@ -165,8 +166,8 @@ test('a snapshot whose inline evaluations are slow goes to the pool; a fast one 
   const slow = {};
   const fast = {};
   for (let i = 0; i < 20; i++) {
-    rule.measured(slow, i < 8 ? 0.1 : 3);
-    rule.measured(fast, i < 8 ? 50 : 0.05);
+    rule.measured(slow, i < 8 ? 0.1 : 3, 4096);
+    rule.measured(fast, i < 8 ? 50 : 0.05, 4096);
   }
   assert.equal(rule.expensive(slow), true);
   assert.equal(rule.inline(0, 100, slow), false);
@@ -176,7 +177,7 @@ test('a snapshot whose inline evaluations are slow goes to the pool; a fast one 
 test('a snapshot found slow is tried inline again once a reprobe period, when idle, and stays inline once it is fast', async () => {
   const rule = new InlineRule({ maxInlineMs: 1, reprobeMs: 40 });
   const snapshot = {};
-  for (let i = 0; i < 9; i++) rule.measured(snapshot, 3);
+  for (let i = 0; i < 9; i++) rule.measured(snapshot, 3, 4096);
   assert.equal(rule.expensive(snapshot), true);
   assert.equal(rule.inline(0, 100, snapshot), false, 'found slow just now: the pool');
   assert.equal(rule.inline(0, 100, snapshot), false, 'still within the reprobe period');
@@ -189,7 +190,7 @@ test('a snapshot found slow is tried inline again once a reprobe period, when id
   assert.equal(rule.inline(0, 100, snapshot), false, 'one try a period, not more');
   assert.equal(rule.inline(1, 100, snapshot), false, 'never while the pool has requests');
   // the tries find it fast again: the average comes down and it is inline for good
-  for (let i = 0; i < 40 && rule.expensive(snapshot); i++) rule.measured(snapshot, 0.1);
+  for (let i = 0; i < 40 && rule.expensive(snapshot); i++) rule.measured(snapshot, 0.1, 4096);
   assert.equal(rule.expensive(snapshot), false);
   while (!rule.inline(0, 100, snapshot)) {
     assert.ok(Date.now() < deadline, 'inline again once fast');

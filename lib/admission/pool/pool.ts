@@ -47,6 +47,7 @@ import type { TaskOutcome } from './codec.js';
 import { CompiledSnapshots } from './compiled.js';
 import { createPoolMetrics } from './metrics.js';
 import type { PoolMetrics, WorkerFailureReason } from './metrics.js';
+import { defaultHeldAfterMs, HeldWorkers } from './held.js';
 import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
 import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
@@ -60,6 +61,7 @@ export function defaultPoolThreads(): number {
 }
 
 export const defaultConcurrentTasksPerWorker = 16;
+export const defaultReserveThreads = 1;
 export const defaultMaxBatch = 32;
 
 export interface PolicyPoolOptions {
@@ -86,6 +88,14 @@ export interface PolicyPoolOptions {
   readonly maxSnapshots?: number;
   /** how long a task waits on a worker for a snapshot it has not compiled; default 5s (and never past the deadline) */
   readonly snapshotWaitMs?: number;
+  /** a worker evaluating one request for longer than this (ms) takes no new work (held.ts); default 5 */
+  readonly heldAfterMs?: number;
+  /**
+   * Reserve workers besides `threads`, started with them: they take work only while every regular worker is held
+   * by a long evaluation or full (held.ts), so that a runaway holds its own thread and not the requests behind it.
+   * Default 1.
+   */
+  readonly reserveThreads?: number;
   /** test-only: request uids that make a worker exit or hang (protocol.ts) */
   readonly testHooks?: boolean;
   /** --authorization-kubeconfig: each worker sends the SubjectAccessReviews of its `authorizer` checks with it */
@@ -126,6 +136,7 @@ export class PolicyPool {
   readonly #piscina: Piscina;
   readonly #channel: BroadcastChannel;
   readonly #watchdog: ReturnType<typeof watchdogLayout>;
+  readonly #held: HeldWorkers;
   readonly #log: Logger | undefined;
   readonly #metrics: PoolMetrics | undefined;
   readonly #snapshots: CompiledSnapshots;
@@ -140,7 +151,8 @@ export class PolicyPool {
   #closed = false;
 
   constructor(options: PolicyPoolOptions) {
-    const threads = Math.max(1, Math.floor(options.threads));
+    const regular = Math.max(1, Math.floor(options.threads));
+    const threads = regular + Math.max(0, Math.floor(options.reserveThreads ?? defaultReserveThreads));
     this.#log = options.logger;
     const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
@@ -151,6 +163,8 @@ export class PolicyPool {
     this.#channel.unref();
     const watchdog = createWatchdogBuffer(threads * 4 + 16);
     this.#watchdog = watchdogLayout(watchdog);
+    this.#held = new HeldWorkers(this.#watchdog, options.heldAfterMs ?? defaultHeldAfterMs);
+    const concurrentTasksPerWorker = options.concurrentTasksPerWorker ?? defaultConcurrentTasksPerWorker;
     const workerData: PolicyWorkerData = {
       channel: channelName,
       snapshots: this.#snapshots.current(),
@@ -165,7 +179,9 @@ export class PolicyPool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Infinity,
-      concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? defaultConcurrentTasksPerWorker,
+      concurrentTasksPerWorker,
+      // no new work for a worker held by a long evaluation: it would wait behind it (held.ts, docs/adr/0004)
+      loadBalancer: this.#held.balancer(regular, concurrentTasksPerWorker),
       atomics: options.atomics ?? 'disabled',
       maxQueue: Infinity,
       // Piscina's own timing histogram feeds only its `utilization`, which is not used (see utilization())
@@ -174,10 +190,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
     });
     this.#reviews = new Lane(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
@@ -210,6 +226,20 @@ export class PolicyPool {
   /** requests in the pool now (queued or being evaluated) */
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /**
+   * When every worker is held by one long evaluation (a runaway, held.ts): the smallest body among the requests
+   * holding them, bytes; 0 when some worker is not held. A request handed over now would wait for one to finish.
+   */
+  heldBy(): number {
+    return this.#inFlight === 0 ? 0 : this.#held.heldBy(this.#threadIds());
+  }
+
+  /** Workers held by one long evaluation now (held.ts). */
+  heldWorkers(): number {
+    const now = Date.now();
+    return this.#threadIds().filter((id) => this.#held.isHeld(id, now)).length;
   }
 
   /** the underlying Piscina (tests and benchmarks: thread list, queue size) */

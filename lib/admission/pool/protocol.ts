@@ -85,18 +85,34 @@ export function snapshotKey(plugin: PluginName, hash: string): string {
 }
 
 /**
- * The watchdog table, one slot per worker: Int32 owner threadId (claimed with compareExchange), Float64 deadline
- * (epoch ms) of the task the worker is evaluating right now, 0 when idle. The main thread terminates a worker still
- * busy past that deadline.
+ * The watchdog table, one slot per worker: Int32 owner threadId (claimed with compareExchange), then Float64 columns:
+ * the deadline (epoch ms) of the request the worker is evaluating right now (0 when idle), when (epoch ms) it started
+ * evaluating it, the size of that request's body, the worker's kernel thread id (0 where unknown), and 1 while the
+ * main thread has lowered that thread's priority. The main thread terminates a worker still busy past that deadline,
+ * and gives no new work to a worker held by one evaluation for long (pool/held.ts).
  */
-export function watchdogLayout(buffer: SharedArrayBuffer): { owners: Int32Array; busyUntil: Float64Array; slots: number } {
-  const slots = Math.floor(buffer.byteLength / 12);
+export interface WatchdogTable {
+  readonly owners: Int32Array;
+  readonly busyUntil: Float64Array;
+  readonly busySince: Float64Array;
+  readonly busyBytes: Float64Array;
+  readonly tid: Float64Array;
+  readonly lowered: Float64Array;
+  readonly slots: number;
+}
+
+const float64Columns = 5;
+const slotBytes = 4 + 8 * float64Columns;
+
+export function watchdogLayout(buffer: SharedArrayBuffer): WatchdogTable {
+  const slots = Math.floor(buffer.byteLength / slotBytes);
   const ownersBytes = Math.ceil((slots * 4) / 8) * 8;
-  return { owners: new Int32Array(buffer, 0, slots), busyUntil: new Float64Array(buffer, ownersBytes, slots), slots };
+  const column = (i: number): Float64Array => new Float64Array(buffer, ownersBytes + i * slots * 8, slots);
+  return { owners: new Int32Array(buffer, 0, slots), busyUntil: column(0), busySince: column(1), busyBytes: column(2), tid: column(3), lowered: column(4), slots };
 }
 
 export function createWatchdogBuffer(slots: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(Math.ceil((slots * 4) / 8) * 8 + slots * 8);
+  return new SharedArrayBuffer(Math.ceil((slots * 4) / 8) * 8 + slots * 8 * float64Columns);
 }
 
 /** Request uids the worker reacts to when testHooks is set. */

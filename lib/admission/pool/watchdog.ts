@@ -1,7 +1,7 @@
 // The main thread's side of the watchdog table (protocol.ts watchdogLayout): which worker threads are still busy
 // with a task past that task's deadline. Slots of threads that are gone are freed for their replacements.
 import type { Worker } from 'node:worker_threads';
-import type { watchdogLayout } from './protocol.js';
+import type { WatchdogTable } from './protocol.js';
 
 export interface Overrun {
   readonly worker: Worker;
@@ -10,7 +10,7 @@ export interface Overrun {
 }
 
 /** The workers busy past their task's deadline at `now`; their slots are cleared (each is reported once). */
-export function overruns(table: ReturnType<typeof watchdogLayout>, threads: readonly Worker[], now: number): Overrun[] {
+export function overruns(table: WatchdogTable, threads: readonly Worker[], now: number): Overrun[] {
   const { owners, busyUntil, slots } = table;
   const live = new Map(threads.map((w) => [w.threadId, w]));
   const found: Overrun[] = [];
@@ -21,6 +21,10 @@ export function overruns(table: ReturnType<typeof watchdogLayout>, threads: read
     if (worker === undefined) {
       // the worker is gone: free its slot for a replacement
       busyUntil[i] = 0;
+      table.busySince[i] = 0;
+      table.busyBytes[i] = 0;
+      table.tid[i] = 0;
+      table.lowered[i] = 0;
       Atomics.compareExchange(owners, i, owner, 0);
       continue;
     }

@@ -50,7 +50,8 @@ export function snapshotDir(dir: string): Snapshot {
 /** A started pool, closed when the test ends; resolves once every worker compiled its snapshot. */
 export async function startPool(t: TestContext, options: Partial<PolicyPoolOptions> & { snapshot: Snapshot }): Promise<{ pool: PolicyPool; registry: Registry }> {
   const registry = options.registry ?? new Registry();
-  const pool = new PolicyPool({ threads: 1, ...options, registry });
+  // no reserve worker: these tests count and address the workers they start (the reserve: isolation.test.ts)
+  const pool = new PolicyPool({ threads: 1, reserveThreads: 0, ...options, registry });
   t.after(() => pool.close());
   await pool.ready();
   return { pool, registry };
