@@ -8,6 +8,7 @@ import { DocumentSyntaxError, parseManifestDocument } from './document.js';
 import type { JsonObject, JsonValue } from './document.js';
 import { goTypeName, isRegistered, isV1Kind } from './scheme.js';
 import type { V1Kind } from './scheme.js';
+import type { PluginFamily } from './plugins.js';
 
 export class DecodeError extends Error {
   constructor(message: string) {
@@ -21,11 +22,21 @@ export type DecodedDocument =
   | { readonly type: 'list'; readonly goType: '*v1.List'; readonly items: readonly JsonValue[] }
   | { readonly type: 'foreign'; readonly goType: string };
 
-/** The scheme name upstream's "no kind is registered" errors carry (the callsite that built the loader scheme). */
-const schemeName = 'pkg/admission/plugin/manifest/loader/loader.go:44';
+/**
+ * The scheme name upstream's "no kind is registered" errors carry: runtime.NewScheme names a scheme after its caller
+ * (apimachinery util/naming/from_stack.go GetNameFromCallsite, the path cut at its last "/pkg/"). Each plugin family
+ * decodes with its own loader package's scheme in k8s.io/kubernetes v1.36.3: `scheme = runtime.NewScheme()` at
+ * pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35 (both policy plugins) and
+ * pkg/admission/plugin/webhook/manifest/loader/loader.go:41 (both webhook plugins). A release build (-trimpath, so
+ * apimachinery's own frame is skipped as upstream intends) names them so.
+ */
+export const loaderSchemeNames: Readonly<Record<PluginFamily, string>> = {
+  policy: 'pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35',
+  webhook: 'pkg/admission/plugin/webhook/manifest/loader/loader.go:41',
+};
 
 /** Decodes one document's text. Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
-export function decodeDocumentText(text: string): DecodedDocument {
+export function decodeDocumentText(text: string, family: PluginFamily): DecodedDocument {
   let parsed;
   try {
     parsed = parseManifestDocument(text);
@@ -33,15 +44,15 @@ export function decodeDocumentText(text: string): DecodedDocument {
     if (err instanceof DocumentSyntaxError) throw new DecodeError(err.message);
     throw err;
   }
-  return decodeValue(parsed.value, text, parsed.duplicateErrors);
+  return decodeValue(parsed.value, text, parsed.duplicateErrors, family);
 }
 
 /** Decodes an already-parsed value (a List item): `raw` is its text for the missing-kind messages. */
-export function decodeDocumentValue(value: JsonValue, raw: string): DecodedDocument {
-  return decodeValue(value, raw, []);
+export function decodeDocumentValue(value: JsonValue, raw: string, family: PluginFamily): DecodedDocument {
+  return decodeValue(value, raw, [], family);
 }
 
-function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly string[]): DecodedDocument {
+function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly string[], family: PluginFamily): DecodedDocument {
   const interpret = interpretError(value);
   if (interpret !== undefined) throw new DecodeError(interpret);
   const obj = (value ?? {}) as JsonObject;
@@ -50,7 +61,7 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   if (kind === '') throw new DecodeError(`Object 'Kind' is missing in '${raw}'`);
   if (apiVersion === '') throw new DecodeError(`Object 'apiVersion' is missing in '${raw}'`);
   if (!isRegistered(apiVersion, kind)) {
-    throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${schemeName}"`);
+    throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${loaderSchemeNames[family]}"`);
   }
   const goType = goTypeName(apiVersion, kind);
   if (apiVersion === 'v1' && kind === 'List') {

@@ -5,7 +5,7 @@ import { parseManifestDocument } from '../../lib/manifest/document.js';
 
 const decodeError = (text: string): string => {
   try {
-    decodeDocumentText(text);
+    decodeDocumentText(text, 'policy');
   } catch (err) {
     return (err as Error).message;
   }
@@ -56,7 +56,7 @@ kind: ValidatingAdmissionPolicy
 metadata: {name: p.static.k8s.io, creationTimestamp: null}
 spec: {}
 status: {}
-`);
+`, 'policy');
   assert.equal(decoded.type, 'object');
   assert.deepEqual(decoded.type === 'object' && decoded.object.metadata, { name: 'p.static.k8s.io' });
 });
@@ -75,6 +75,15 @@ test('wrong JSON types are hard errors worded as encoding/json', () => {
     'illegal base64 data at input byte 3');
 });
 
+// upstream: k8s.io/kubernetes pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35 and
+// webhook/manifest/loader/loader.go:41 (`scheme = runtime.NewScheme()`), named by apimachinery util/naming
+// GetNameFromCallsite in a -trimpath release build
+test('a kind outside the scheme names the scheme of the plugin family\'s loader', () => {
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n';
+  assert.throws(() => decodeDocumentText(pod, 'policy'), { message: 'no kind "Pod" is registered for version "v1" in scheme "pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35"' });
+  assert.throws(() => decodeDocumentText(pod, 'webhook'), { message: 'no kind "Pod" is registered for version "v1" in scheme "pkg/admission/plugin/webhook/manifest/loader/loader.go:41"' });
+});
+
 test('kinds outside the scheme, missing kind or apiVersion', () => {
   assert.match(decodeError('apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n'), /^no kind "Pod" is registered for version "v1" in scheme /);
   assert.match(decodeError('apiVersion: apps/v1\nkind: Deployment\n'), /^no kind "Deployment" is registered for version "apps\/v1"/);
@@ -84,13 +93,13 @@ test('kinds outside the scheme, missing kind or apiVersion', () => {
 });
 
 test('registered foreign kinds decode to their Go type (the loader then refuses them)', () => {
-  const d = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n');
+  const d = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n', 'policy');
   assert.deepEqual(d, { type: 'foreign', goType: '*v1beta1.ValidatingWebhookConfiguration' });
-  assert.equal(decodeDocumentText('apiVersion: v1\nkind: Status\n').type, 'foreign');
+  assert.equal(decodeDocumentText('apiVersion: v1\nkind: Status\n', 'policy').type, 'foreign');
 });
 
 test('a generic v1 List yields its raw items', () => {
-  const d = decodeDocumentText('apiVersion: v1\nkind: List\nitems:\n- {kind: X}\n- {apiVersion: v1}\n');
+  const d = decodeDocumentText('apiVersion: v1\nkind: List\nitems:\n- {kind: X}\n- {apiVersion: v1}\n', 'policy');
   assert.equal(d.type, 'list');
   assert.deepEqual(d.type === 'list' && d.items, [{ kind: 'X' }, { apiVersion: 'v1' }]);
 });
@@ -108,5 +117,5 @@ test('malformed YAML, alias bombs and deep nesting are errors, not crashes', () 
 
 test('binary garbage is a decode error naming what went wrong', () => {
   const garbage = Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x9c, 0x3a, 0x20, 0x5b]).toString('utf8');
-  assert.throws(() => decodeDocumentText(garbage), (err: Error) => err.message.length > 0);
+  assert.throws(() => decodeDocumentText(garbage, 'policy'), (err: Error) => err.message.length > 0);
 });
