@@ -24,6 +24,7 @@ import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
 import type { CompiledPolicy, PolicyDecision, PolicyScope, ValidateResult } from './validator.js';
 import { setOwn } from '../../json/own.js';
+import { goJsonMarshal } from '../../validation/go-format.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -312,7 +313,8 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
             denials.push({ policy: policy.name, binding: bindingName, message: d.message, reason: d.reason });
             check(d, 'deny');
           } else if (action === 'Audit') {
-            addAnnotation(validationFailureKey, JSON.stringify([{
+            // utiljson.Marshal (encoding/json): <, >, & and U+2028/9 escaped as \u003c…, as upstream records it
+            addAnnotation(validationFailureKey, goJsonMarshal([{
               message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: d.index, validationActions: actions,
             }]));
             check(d, 'audit');
