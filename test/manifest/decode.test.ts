@@ -84,6 +84,12 @@ test('a kind outside the scheme names the scheme of the plugin family\'s loader'
   assert.throws(() => decodeDocumentText(pod, 'webhook'), { message: 'no kind "Pod" is registered for version "v1" in scheme "pkg/admission/plugin/webhook/manifest/loader/loader.go:41"' });
 });
 
+// upstream: go.yaml.in/yaml/v2 v2.4.3 decode.go setMapIndex (the line of n.children[i+1], the value node)
+test('a duplicate key with a block value is reported on the line the value starts', () => {
+  const msg = decodeError('apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {}\nspec:\n  failurePolicy: Fail\n');
+  assert.equal(msg, 'strict decoding error: yaml: unmarshal errors:\n  line 6: key "spec" already set in map');
+});
+
 test('kinds outside the scheme, missing kind or apiVersion', () => {
   assert.match(decodeError('apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n'), /^no kind "Pod" is registered for version "v1" in scheme /);
   assert.match(decodeError('apiVersion: apps/v1\nkind: Deployment\n'), /^no kind "Deployment" is registered for version "apps\/v1"/);
