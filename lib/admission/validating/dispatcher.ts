@@ -303,7 +303,9 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
         checked = true;
         checks.push({ policy: policy.name, binding: bindingName, errorType: checkErrorType(d), enforcementAction, seconds });
       };
-      for (const d of value.decisions) {
+      // upstream publishes the decision's position in Decisions as expressionIndex (validating/dispatcher.go
+      // `for i, decision := range`): 0 for the one decision of a failed matchCondition or setup
+      for (const [position, d] of value.decisions.entries()) {
         if (d.action === 'admit') {
           if (d.evaluation === 'error') check(d, 'allow');
           continue;
@@ -315,7 +317,7 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
           } else if (action === 'Audit') {
             // utiljson.Marshal (encoding/json): <, >, & and U+2028/9 escaped as \u003c…, as upstream records it
             addAnnotation(validationFailureKey, goJsonMarshal([{
-              message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: d.index, validationActions: actions,
+              message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: position, validationActions: actions,
             }]));
             check(d, 'audit');
           } else if (action === 'Warn') {

@@ -101,6 +101,20 @@ test('the validation_failure annotation is encoded as encoding/json encodes it: 
   }
 });
 
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/validating/dispatcher.go (expressionIndex is the
+// decision's position: `for i, decision := range validationResult.Decisions`)
+test('a failed matchCondition is published as the first decision: expressionIndex 0', () => {
+  const extra = `  failurePolicy: Fail\n  matchConditions:\n  - {name: m, expression: "object.metadata.labels['absent'] == 'x'"}\n`;
+  const { hooks, cleanup } = hooksOf({ 'p.yaml': policy('p.static.k8s.io', `  - expression: "true"\n`, extra) + binding('a.static.k8s.io', 'p.static.k8s.io', '[Audit]') });
+  try {
+    const verdict = dispatchValidatingPolicies(hooks, capture('003-validate-UPDATE-ConfigMap-cm1'));
+    const failures = JSON.parse(verdict.auditAnnotations[validationFailureKey]!) as Array<{ expressionIndex: number }>;
+    assert.equal(failures[0]!.expressionIndex, 0);
+  } finally {
+    cleanup();
+  }
+});
+
 test('evaluation errors follow failurePolicy; variables are lazy and shared; auditAnnotations published per policy', () => {
   const validations = `  - expression: "variables.size > 0 && object.data.missing == 'x'"\n`;
   const extra = `  variables:\n  - {name: size, expression: "size(object.data)"}\n  auditAnnotations:\n  - {key: data-size, valueExpression: "string(variables.size)"}\n`;
