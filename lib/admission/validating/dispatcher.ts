@@ -321,7 +321,9 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
             }]));
             check(d, 'audit');
           } else if (action === 'Warn') {
-            warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
+            // warning.AddWarning: the apiserver's recorder keeps one of each text (endpoints/filters/warning.go)
+            const warning = `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`;
+            if (!warnings.includes(warning)) warnings.push(warning);
             check(d, 'warn');
           }
         }

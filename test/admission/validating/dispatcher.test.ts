@@ -115,6 +115,18 @@ test('a failed matchCondition is published as the first decision: expressionInde
   }
 });
 
+// upstream: k8s.io/apiserver pkg/endpoints/filters/warning.go (the recorder keeps one of each warning text)
+test('the same Warn text from two validations is one warning', () => {
+  const validations = `  - {expression: "false", message: same}\n  - {expression: "1 == 2", message: same}\n`;
+  const { hooks, cleanup } = hooksOf({ 'p.yaml': policy('p.static.k8s.io', validations) + binding('w.static.k8s.io', 'p.static.k8s.io', '[Warn]') });
+  try {
+    const verdict = dispatchValidatingPolicies(hooks, capture('003-validate-UPDATE-ConfigMap-cm1'));
+    assert.deepEqual(verdict.warnings, ["Validation failed for ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'w.static.k8s.io': same"]);
+  } finally {
+    cleanup();
+  }
+});
+
 test('evaluation errors follow failurePolicy; variables are lazy and shared; auditAnnotations published per policy', () => {
   const validations = `  - expression: "variables.size > 0 && object.data.missing == 'x'"\n`;
   const extra = `  variables:\n  - {name: size, expression: "size(object.data)"}\n  auditAnnotations:\n  - {key: data-size, valueExpression: "string(variables.size)"}\n`;
