@@ -5,6 +5,7 @@ import { apiSchema } from '../api/schema.generated.js';
 import type { ApiType } from '../api/schema.js';
 import { interpretError, StrictWalker } from '../api/strict-walker.js';
 import { DocumentSyntaxError, parseManifestDocument } from './document.js';
+import { setOwn } from '../json/own.js';
 import type { JsonObject, JsonValue } from './document.js';
 import { goTypeName, isRegistered, isV1Kind } from './scheme.js';
 import type { V1Kind } from './scheme.js';
@@ -19,7 +20,7 @@ export class DecodeError extends Error {
 
 export type DecodedDocument =
   | { readonly type: 'object'; readonly kind: V1Kind; readonly goType: string; readonly object: JsonObject }
-  | { readonly type: 'list'; readonly goType: '*v1.List'; readonly items: readonly JsonValue[] }
+  | { readonly type: 'list'; readonly goType: '*v1.List'; readonly items: readonly JsonValue[]; readonly keyOrder: KeyOrder }
   | { readonly type: 'foreign'; readonly goType: string };
 
 /**
@@ -35,6 +36,12 @@ export const loaderSchemeNames: Readonly<Record<PluginFamily, string>> = {
   webhook: 'pkg/admission/plugin/webhook/manifest/loader/loader.go:41',
 };
 
+/**
+ * The order upstream's strict JSON decoder meets an object's keys in: a YAML document reaches it through
+ * sigs.k8s.io/yaml's YAMLToJSON, which marshals Go maps, so with every object's keys sorted; JSON as written.
+ */
+export type KeyOrder = 'sorted' | 'document';
+
 /** Decodes one document's text. Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
 export function decodeDocumentText(text: string, family: PluginFamily): DecodedDocument {
   let parsed;
@@ -44,15 +51,15 @@ export function decodeDocumentText(text: string, family: PluginFamily): DecodedD
     if (err instanceof DocumentSyntaxError) throw new DecodeError(err.message);
     throw err;
   }
-  return decodeValue(parsed.value, text, parsed.duplicateErrors, family);
+  return decodeValue(parsed.value, text, parsed.duplicateErrors, family, parsed.format === 'yaml' ? 'sorted' : 'document');
 }
 
 /** Decodes an already-parsed value (a List item): `raw` is its text for the missing-kind messages. */
-export function decodeDocumentValue(value: JsonValue, raw: string, family: PluginFamily): DecodedDocument {
-  return decodeValue(value, raw, [], family);
+export function decodeDocumentValue(value: JsonValue, raw: string, family: PluginFamily, keyOrder: KeyOrder): DecodedDocument {
+  return decodeValue(value, raw, [], family, keyOrder);
 }
 
-function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly string[], family: PluginFamily): DecodedDocument {
+function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly string[], family: PluginFamily, keyOrder: KeyOrder): DecodedDocument {
   const interpret = interpretError(value);
   if (interpret !== undefined) throw new DecodeError(interpret);
   const obj = (value ?? {}) as JsonObject;
@@ -65,12 +72,12 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   }
   const goType = goTypeName(apiVersion, kind);
   if (apiVersion === 'v1' && kind === 'List') {
-    const list = strictDecode(obj, listType, duplicateErrors);
+    const list = strictDecode(obj, listType, duplicateErrors, keyOrder);
     const items = list.items;
-    return { type: 'list', goType: '*v1.List', items: Array.isArray(items) ? items : [] };
+    return { type: 'list', goType: '*v1.List', items: Array.isArray(items) ? items : [], keyOrder };
   }
   if (!isV1Kind(apiVersion, kind)) return { type: 'foreign', goType };
-  return { type: 'object', kind, goType, object: strictDecode(obj, apiSchema[kind]!, duplicateErrors) };
+  return { type: 'object', kind, goType, object: strictDecode(obj, apiSchema[kind]!, duplicateErrors, keyOrder) };
 }
 
 const listType: ApiType = {
@@ -83,11 +90,42 @@ const listType: ApiType = {
   },
 };
 
-function strictDecode(obj: JsonObject, type: ApiType, duplicateErrors: readonly string[]): JsonObject {
-  const walker = new StrictWalker(apiSchema);
+function strictDecode(obj: JsonObject, type: ApiType, duplicateErrors: readonly string[], keyOrder: KeyOrder): JsonObject {
+  let walker = new StrictWalker(apiSchema);
   const out = walker.object(obj, type, '', '');
+  if (keyOrder === 'sorted' && (walker.typeError !== undefined || walker.unknown.length > 1)) {
+    // which error comes first depends on the order the keys are met: walked again as upstream meets them
+    walker = new StrictWalker(apiSchema);
+    walker.object(withSortedKeys(obj) as JsonObject, type, '', '');
+  }
   const strict = [...duplicateErrors, ...walker.unknown];
   if (walker.typeError) throw new DecodeError(walker.typeError);
   if (strict.length > 0) throw new DecodeError(`strict decoding error: ${strict.join(', ')}`);
   return out;
+}
+
+/** `value` with every object's keys in Go's sorted order (byte order; an explicit stack, so any depth is fine). */
+function withSortedKeys(value: JsonValue): JsonValue {
+  const root: { v: JsonValue } = { v: value };
+  const stack: Array<[holder: Record<string, JsonValue> | JsonValue[], key: string | number]> = [[root as unknown as Record<string, JsonValue>, 'v']];
+  while (stack.length > 0) {
+    const [holder, key] = stack.pop()!;
+    const v = (holder as Record<string | number, JsonValue>)[key]!;
+    if (Array.isArray(v)) {
+      const copy = [...v];
+      (holder as Record<string | number, JsonValue>)[key] = copy;
+      for (let i = 0; i < copy.length; i++) stack.push([copy, i]);
+    } else if (v !== null && typeof v === 'object') {
+      const copy: Record<string, JsonValue> = {};
+      for (const k of Object.keys(v).sort(byBytes)) setOwn(copy, k, (v as Record<string, JsonValue>)[k]!);
+      (holder as Record<string | number, JsonValue>)[key] = copy;
+      for (const k of Object.keys(copy)) stack.push([copy, k]);
+    }
+  }
+  return root.v;
+}
+
+/** Go's string order: by UTF-8 bytes (code points), where JavaScript's default compares UTF-16 units. */
+function byBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }

@@ -143,7 +143,7 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
     for (const item of decoded.items) {
       let itemDecoded: DecodedDocument;
       try {
-        itemDecoded = decodeDocumentValue(item, JSON.stringify(item), pluginKinds[plugin].family);
+        itemDecoded = decodeDocumentValue(item, JSON.stringify(item), pluginKinds[plugin].family, decoded.keyOrder);
       } catch (err) {
         steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
         return false;
