@@ -76,7 +76,14 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
     const items = list.items;
     return { type: 'list', goType: '*v1.List', items: Array.isArray(items) ? items : [], keyOrder };
   }
-  if (!isV1Kind(apiVersion, kind)) return { type: 'foreign', goType };
+  if (!isV1Kind(apiVersion, kind)) {
+    // the scheme decodes every version it registers strictly, so an object the loader will not accept still has
+    // its strict errors reported first; admissionregistration's other versions have v1's fields
+    const sameKind = apiVersion.startsWith('admissionregistration.k8s.io/') && Object.hasOwn(apiSchema, kind) ? apiSchema[kind as V1Kind] : undefined;
+    if (sameKind !== undefined) strictDecode(obj, sameKind, duplicateErrors, keyOrder);
+    else if (duplicateErrors.length > 0) throw new DecodeError(`strict decoding error: ${duplicateErrors.join(', ')}`);
+    return { type: 'foreign', goType };
+  }
   return { type: 'object', kind, goType, object: strictDecode(obj, apiSchema[kind]!, duplicateErrors, keyOrder) };
 }
 

@@ -100,6 +100,14 @@ test('unknown fields of a YAML document are reported in sorted key order; of JSO
   assert.equal(decodeError(json), 'strict decoding error: unknown field "zeta", unknown field "spec.zeta", unknown field "spec.alpha"');
 });
 
+// upstream: the loaders' codecs decode every registered version strictly (serializer.EnableStrict) before the accept
+// functions refuse what is not v1 (answers of the upstream-oracle)
+test('another registered version is decoded strictly too: its strict errors come before the unsupported type', () => {
+  assert.equal(decodeError('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: p}\nwebhooks: [{name: a, bogus: 1}]\n'), 'strict decoding error: unknown field "webhooks[0].bogus"');
+  assert.equal(decodeError('apiVersion: v1\nkind: Status\nmessage: a\nmessage: b\n'), 'strict decoding error: yaml: unmarshal errors:\n  line 4: key "message" already set in map');
+  assert.equal(decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\n', 'policy').type, 'foreign');
+});
+
 test('kinds outside the scheme, missing kind or apiVersion', () => {
   assert.match(decodeError('apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n'), /^no kind "Pod" is registered for version "v1" in scheme /);
   assert.match(decodeError('apiVersion: apps/v1\nkind: Deployment\n'), /^no kind "Deployment" is registered for version "apps\/v1"/);
