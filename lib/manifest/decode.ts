@@ -7,7 +7,7 @@ import { interpretError, StrictWalker } from '../api/strict-walker.js';
 import { DocumentSyntaxError, parseManifestDocument } from './document.js';
 import { setOwn } from '../json/own.js';
 import type { JsonObject, JsonValue } from './document.js';
-import { goTypeName, isRegistered, isV1Kind } from './scheme.js';
+import { goTypeName, isList, isRegistered, isV1Kind } from './scheme.js';
 import type { V1Kind } from './scheme.js';
 import type { PluginFamily } from './plugins.js';
 
@@ -71,7 +71,7 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
     throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${loaderSchemeNames[family]}"`);
   }
   const goType = goTypeName(apiVersion, kind);
-  if (apiVersion === 'v1' && kind === 'List') {
+  if (isList(kind)) {
     const list = strictDecode(obj, listType, duplicateErrors, keyOrder);
     const items = list.items;
     return { type: 'list', goType: '*v1.List', items: Array.isArray(items) ? items : [], keyOrder };

@@ -108,6 +108,15 @@ test('another registered version is decoded strictly too: its strict errors come
   assert.equal(decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\n', 'policy').type, 'foreign');
 });
 
+// upstream: apimachinery pkg/runtime/scheme.go New (unversionedKinds found by kind alone); the loaders'
+// AddUnversionedTypes(metav1.SchemeGroupVersion, &metav1.List{}, &metav1.Status{})
+test('the unversioned kinds decode under any apiVersion: a List of another group is a list', () => {
+  const d = decodeDocumentText('apiVersion: example.com/v9\nkind: List\nitems: [{kind: X}]\n', 'policy');
+  assert.equal(d.type, 'list');
+  const status = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1\nkind: Status\n', 'policy');
+  assert.deepEqual(status, { type: 'foreign', goType: '*v1.Status' });
+});
+
 test('kinds outside the scheme, missing kind or apiVersion', () => {
   assert.match(decodeError('apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n'), /^no kind "Pod" is registered for version "v1" in scheme /);
   assert.match(decodeError('apiVersion: apps/v1\nkind: Deployment\n'), /^no kind "Deployment" is registered for version "apps\/v1"/);
