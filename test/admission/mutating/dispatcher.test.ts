@@ -158,3 +158,23 @@ describe('reinvocation', () => {
     assert.deepEqual(response, { uid: 'u-1', allowed: false, status: { code: 403, message: 'no' } });
   });
 });
+
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/mutating (the patched object decoded into its Go type after
+// each mutation, read again through DefaultUnstructuredConverter: omitempty maps left empty are gone)
+describe('the object between mutations is held as its Go type', () => {
+  it('a map a mutation empties is absent for the next mutation and in the answer', async () => {
+    const emptied = { jsonPatch: '[JSONPatch{op: "remove", path: "/metadata/labels/app"}]' };
+    const reads = { jsonPatch: '[JSONPatch{op: "add", path: "/metadata/annotations", value: {"had-labels": string(has(object.metadata.labels))}}]' };
+    const result = await mutate(loadHooks(policy('p', [emptied, reads])), requestFor(aPod()));
+    assert.equal(result.response.allowed, true);
+    const meta = (result.patched as { metadata: Record<string, unknown> }).metadata;
+    assert.equal(meta['labels'], undefined);
+    assert.deepEqual(meta['annotations'], { 'had-labels': 'false' });
+  });
+
+  it('an empty map added by a patch is not answered', async () => {
+    const addsEmpty = { jsonPatch: '[JSONPatch{op: "add", path: "/metadata/annotations", value: {}}]' };
+    const result = await mutate(loadHooks(policy('p', [addsEmpty])), requestFor(aPod()));
+    assert.equal((result.patched as { metadata: Record<string, unknown> }).metadata['annotations'], undefined);
+  });
+});
