@@ -1,0 +1,58 @@
+// The seeded generator: case groups, each a manifest directory and the requests sent against it. Group `i` of seed
+// `s` depends on (s, i) alone, so any disagreement is regenerated from those two numbers.
+import { stringify } from 'yaml';
+import type { PluginName } from '../../../lib/manifest/plugins.js';
+import { Rng } from './rng.js';
+import { families, reviewOf } from './requests.js';
+import type { Review } from './requests.js';
+import { validatingPolicies } from './validating.js';
+import { mutatingPolicies } from './mutating.js';
+import { withMistakes } from './mistakes.js';
+import type { Files } from './mistakes.js';
+
+export type { Files, Review };
+
+export type GroupOp = 'validate' | 'mutate' | 'load';
+
+export interface CaseGroup {
+  readonly seed: number;
+  readonly index: number;
+  readonly op: GroupOp;
+  readonly plugin: PluginName;
+  readonly files: Files;
+  /** the requests (none for a load group) */
+  readonly reviews: readonly Review[];
+  /** what the group exercises, for messages (the resource family, or the mistakes made) */
+  readonly about: string;
+}
+
+/** Requests per validate/mutate group: enough to spread each directory's compile over many decisions. */
+export const reviewsPerGroup = 12;
+
+const groupSeed = (seed: number, index: number): number => (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+
+const yamlOf = (objects: readonly object[]): string => objects.map((o) => stringify(o)).join('---\n');
+
+export function generateGroup(seed: number, index: number): CaseGroup {
+  const rng = new Rng(groupSeed(seed, index));
+  const roll = rng.next();
+  const family = rng.pick(families);
+  const tag = `g${index}`;
+  if (roll < 0.45) {
+    const files = { 'policies.yaml': yamlOf(validatingPolicies(rng, family, tag)) };
+    const reviews = Array.from({ length: reviewsPerGroup }, () => reviewOf(rng, family));
+    return { seed, index, op: 'validate', plugin: 'ValidatingAdmissionPolicy', files, reviews, about: family.name };
+  }
+  if (roll < 0.85) {
+    const files = { 'policies.yaml': yamlOf(mutatingPolicies(rng, family, tag)) };
+    const reviews = Array.from({ length: reviewsPerGroup }, () => reviewOf(rng, family, ['CREATE', 'UPDATE']));
+    return { seed, index, op: 'mutate', plugin: 'MutatingAdmissionPolicy', files, reviews, about: family.name };
+  }
+  const validating = rng.chance(0.6);
+  const objects = validating ? validatingPolicies(rng, family, tag) : mutatingPolicies(rng, family, tag);
+  const made = withMistakes(rng, objects);
+  return { seed, index, op: 'load', plugin: validating ? 'ValidatingAdmissionPolicy' : 'MutatingAdmissionPolicy', files: made.files, reviews: [], about: made.mistakes.join('+') };
+}
+
+/** The number of comparisons a group makes: its load, and one per request. */
+export const casesIn = (group: CaseGroup): number => 1 + group.reviews.length;
