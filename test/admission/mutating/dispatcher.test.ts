@@ -178,3 +178,14 @@ describe('the object between mutations is held as its Go type', () => {
     assert.equal((result.patched as { metadata: Record<string, unknown> }).metadata['annotations'], undefined);
   });
 });
+
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/mutating/patch/smd.go (the patch object converted without
+// typed.AllowDuplicates), structured-merge-diff v6 typed/validate.go visitListItems
+describe('an apply configuration with a key twice is refused', () => {
+  it('duplicate entries in an associative list and in a set', async () => {
+    const twice = { applyConfiguration: 'Object{metadata: Object.metadata{finalizers: ["a/b", "a/b"]}, spec: Object.spec{containers: [Object.spec.containers{name: "x"}, Object.spec.containers{name: "x", image: "y"}]}}' };
+    const result = await mutate(loadHooks(policy('p', [twice])), requestFor(aPod()));
+    assert.equal(result.response.allowed, false);
+    assert.equal(result.response.status?.message, "policy 'p.static.k8s.io' with binding 'p-binding.static.k8s.io' denied request: error applying patch: failed to convert patch object to typed object: errors:\n  .metadata.finalizers: duplicate entries for key [=\"a/b\"]\n  .spec.containers: duplicate entries for key [name=\"x\"]");
+  });
+});
