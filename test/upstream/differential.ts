@@ -5,6 +5,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { PluginName } from '../../lib/manifest/plugins.js';
+import { applyDefaults } from '../../lib/manifest/defaults.js';
+import type { JsonObject } from '../../lib/manifest/document.js';
+import type { V1Kind } from '../../lib/manifest/scheme.js';
+import { validateObject } from '../../lib/manifest/validate.js';
 import type { AdmissionRequest } from '../../lib/api/admission.js';
 import { compareDecisions, compareLoads, compareMutations, isBuiltInGroup } from './compare.js';
 import type { Differences } from './compare.js';
@@ -13,7 +17,7 @@ import { OracleError } from './oracle.js';
 import type { Oracle } from './oracle.js';
 import type { Files } from './generate/index.js';
 
-export type Op = 'load' | 'validate' | 'mutate';
+export type Op = 'load' | 'validate' | 'mutate' | 'compile';
 
 export interface Comparison {
   readonly op: Op;
@@ -86,6 +90,34 @@ export async function compareDirectory(oracle: Oracle, daemon: DaemonSide, dir: 
     if (differences.length === 0) tally.agreements++;
     else tally.disagreements.push({ op, plugin, files, review, namespace, differences, upstream, daemon: mine });
   }));
+}
+
+/** errs.ToAggregate().Error() of upstream's field errors: repeats dropped, one as is, several as "[a, b]". */
+export function aggregateOf(errors: readonly string[]): string {
+  const unique = [...new Set(errors)];
+  return unique.length === 1 ? unique[0]! : unique.length === 0 ? '' : `[${unique.join(', ')}]`;
+}
+
+/**
+ * One object's API validation at create time (where CEL compile errors surface), upstream's against the daemon's
+ * (defaulted, then validated as its loader validates it: lib/manifest/validate.ts). Counted in `tally`.
+ */
+export async function compareCompile(oracle: Oracle, plugin: PluginName, kind: V1Kind, object: JsonObject, files: Files, tally: Tally): Promise<void> {
+  let upstream;
+  try {
+    upstream = aggregateOf((await oracle.compile(object)).errors);
+  } catch (err) {
+    if (!(err instanceof OracleError)) throw err;
+    // an object that does not even decode is the loader's case (compared by the load), not validation's
+    if (err.message.startsWith('object: ')) return;
+    tally.disagreements.push({ op: 'compile', plugin, files, review: object, differences: [`oracleError: ${err.message}`], upstream: undefined, daemon: undefined });
+    return;
+  }
+  const copy = structuredClone(object);
+  applyDefaults(kind, copy);
+  const daemon = validateObject(kind, copy) ?? '';
+  if (upstream === daemon) tally.agreements++;
+  else tally.disagreements.push({ op: 'compile', plugin, files, review: object, differences: [`errors: upstream ${JSON.stringify(upstream)}, daemon ${JSON.stringify(daemon)}`], upstream, daemon });
 }
 
 /** A disagreement as a readable block for a failing assertion or the CLI's report. */

@@ -3,7 +3,9 @@
 // `npm run test:upstream`.
 import { casesIn, generateGroup } from './generate/index.js';
 import type { CaseGroup } from './generate/index.js';
-import { compareDirectory, newTally, scratch, writeDir } from './differential.js';
+import { compareCompile, compareDirectory, newTally, scratch, writeDir } from './differential.js';
+import type { JsonObject } from '../../lib/manifest/document.js';
+import { isV1Kind } from '../../lib/manifest/scheme.js';
 import type { Disagreement, Tally } from './differential.js';
 import { DaemonSide } from './daemon.js';
 import type { Oracle } from './oracle.js';
@@ -41,6 +43,12 @@ export async function runGenerated(oracle: Oracle, run: GeneratedRun): Promise<G
       const own = newTally();
       const dir = writeDir(tmp.dir, `g${group.index}`, group.files);
       await compareDirectory(oracle, daemon, dir, group.plugin, group.files, group.op, group.reviews, own);
+      for (const object of group.objects) {
+        const kind = (object as { kind?: unknown; apiVersion?: unknown });
+        if (kind.apiVersion === 'admissionregistration.k8s.io/v1' && typeof kind.kind === 'string' && isV1Kind('admissionregistration.k8s.io/v1', kind.kind)) {
+          await compareCompile(oracle, group.plugin, kind.kind, object as JsonObject, group.files, own);
+        }
+      }
       tally.agreements += own.agreements;
       tally.disagreements.push(...own.disagreements);
       byOp[group.op] = (byOp[group.op] ?? 0) + own.agreements + own.disagreements.length;

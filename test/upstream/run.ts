@@ -4,13 +4,27 @@
 // disagreement, 2 on a usage error or a missing oracle.
 import { parseArgs } from 'node:util';
 import { describe } from './differential.js';
-import type { Disagreement } from './differential.js';
+import type { Disagreement, Tally } from './differential.js';
 import { writeDisagreement } from './fixtures.js';
 import { runGenerated } from './generated.js';
+import type { GeneratedResult } from './generated.js';
 import { locateOracle, Oracle } from './oracle.js';
 
 function classOf(d: Disagreement): string {
   return `${d.op}: ${d.differences.map((x) => x.slice(0, x.indexOf(':'))).join(', ')}`;
+}
+
+function report(result: GeneratedResult, seed: number, started: number, show: number, note: string): void {
+  const total = result.agreements + result.disagreements.length;
+  const seconds = (Date.now() - started) / 1000;
+  const ops = Object.entries(result.byOp).map(([k, v]) => `${v} ${k}`).join(', ');
+  process.stdout.write(`seed ${seed}${note}: ${total} cases in ${result.groups} groups${ops === '' ? '' : ` (${ops})`} in ${seconds.toFixed(1)}s: ${result.agreements} agreements, ${result.disagreements.length} disagreements\n`);
+  const classes = new Map<string, Disagreement[]>();
+  for (const d of result.disagreements) classes.set(classOf(d), [...(classes.get(classOf(d)) ?? []), d]);
+  for (const [cls, list] of [...classes].sort((a, b) => b[1].length - a[1].length)) {
+    process.stdout.write(`\n${list.length} × ${cls}\n`);
+    for (const d of list.slice(0, show)) process.stdout.write(describe(d, '  e.g.') + '\n');
+  }
 }
 
 async function main(): Promise<number> {
@@ -37,10 +51,21 @@ async function main(): Promise<number> {
   const started = Date.now();
   const written: string[] = [];
   let lastReport = 0;
+  let groups = 0;
+  let sofar: Tally | undefined;
+  // a run stopped early (SIGINT, SIGTERM) still reports what it compared
+  const stop = (): void => {
+    if (sofar !== undefined) report({ ...sofar, groups, byOp: {} }, seed, started, Number(values.show), ' (stopped)');
+    process.exit(sofar === undefined || sofar.disagreements.length > 0 ? 1 : 0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     const result = await runGenerated(oracle, {
       seed, cases, concurrency: Number(values.concurrency),
       onGroup: (group, disagreements, tally) => {
+        sofar = tally;
+        groups++;
         disagreements.forEach((d, n) => {
           if (values['write-fixtures']) written.push(writeDisagreement(d, `generated --seed ${seed} group ${group.index} (${group.op} ${group.about})`, `${d.op}-s${seed}-g${group.index}-${n}`));
         });
@@ -51,16 +76,7 @@ async function main(): Promise<number> {
         }
       },
     });
-    const total = result.agreements + result.disagreements.length;
-    const seconds = (Date.now() - started) / 1000;
-    process.stdout.write(`seed ${seed}: ${total} cases in ${result.groups} groups (${Object.entries(result.byOp).map(([k, v]) => `${v} ${k}`).join(', ')}) in ${seconds.toFixed(1)}s: ${result.agreements} agreements, ${result.disagreements.length} disagreements\n`);
-    const classes = new Map<string, Disagreement[]>();
-    for (const d of result.disagreements) classes.set(classOf(d), [...(classes.get(classOf(d)) ?? []), d]);
-    const show = Number(values.show);
-    for (const [cls, list] of [...classes].sort((a, b) => b[1].length - a[1].length)) {
-      process.stdout.write(`\n${list.length} × ${cls}\n`);
-      for (const d of list.slice(0, show)) process.stdout.write(describe(d, '  e.g.') + '\n');
-    }
+    report(result, seed, started, Number(values.show), '');
     if (written.length > 0) process.stdout.write(`\nwrote ${written.length} fixtures under test/upstream/fixtures/generated/\n`);
     return result.disagreements.length === 0 ? 0 : 1;
   } finally {

@@ -24,6 +24,8 @@ export interface CaseGroup {
   readonly reviews: readonly Review[];
   /** what the group exercises, for messages (the resource family, or the mistakes made) */
   readonly about: string;
+  /** objects whose create-time validation is compared too (a load group's, before its mistakes) */
+  readonly objects: readonly object[];
 }
 
 /** Requests per validate/mutate group: enough to spread each directory's compile over many decisions. */
@@ -41,18 +43,21 @@ export function generateGroup(seed: number, index: number): CaseGroup {
   if (roll < 0.45) {
     const files = { 'policies.yaml': yamlOf(validatingPolicies(rng, family, tag)) };
     const reviews = Array.from({ length: reviewsPerGroup }, () => reviewOf(rng, family));
-    return { seed, index, op: 'validate', plugin: 'ValidatingAdmissionPolicy', files, reviews, about: family.name };
+    return { seed, index, op: 'validate', plugin: 'ValidatingAdmissionPolicy', files, reviews, about: family.name, objects: [] };
   }
   if (roll < 0.85) {
     const files = { 'policies.yaml': yamlOf(mutatingPolicies(rng, family, tag)) };
     const reviews = Array.from({ length: reviewsPerGroup }, () => reviewOf(rng, family, ['CREATE', 'UPDATE']));
-    return { seed, index, op: 'mutate', plugin: 'MutatingAdmissionPolicy', files, reviews, about: family.name };
+    return { seed, index, op: 'mutate', plugin: 'MutatingAdmissionPolicy', files, reviews, about: family.name, objects: [] };
   }
   const validating = rng.chance(0.6);
   const objects = validating ? validatingPolicies(rng, family, tag) : mutatingPolicies(rng, family, tag);
+  const valid = structuredClone(objects);
   const made = withMistakes(rng, objects);
-  return { seed, index, op: 'load', plugin: validating ? 'ValidatingAdmissionPolicy' : 'MutatingAdmissionPolicy', files: made.files, reviews: [], about: made.mistakes.join('+') };
+  // the objects with the mistakes made in them (those a file-level mistake left whole are valid ones)
+  const compiled = objects.filter((o) => !valid.some((v) => JSON.stringify(v) === JSON.stringify(o)));
+  return { seed, index, op: 'load', plugin: validating ? 'ValidatingAdmissionPolicy' : 'MutatingAdmissionPolicy', files: made.files, reviews: [], about: made.mistakes.join('+'), objects: compiled };
 }
 
 /** The number of comparisons a group makes: its load, and one per request. */
-export const casesIn = (group: CaseGroup): number => 1 + group.reviews.length;
+export const casesIn = (group: CaseGroup): number => 1 + group.reviews.length + group.objects.length;
