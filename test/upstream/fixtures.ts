@@ -7,6 +7,8 @@ import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { PluginName } from '../../lib/manifest/plugins.js';
 import type { Disagreement, Op } from './differential.js';
+import { answeredAuditAnnotations } from './compare.js';
+import type { LoadAnswer, ValidateAnswer } from './oracle.js';
 import type { Files } from './generate/index.js';
 import { repoRoot } from './oracle.js';
 
@@ -60,12 +62,30 @@ export function writeDisagreement(d: Disagreement, source: string, name: string,
     source, op: d.op, plugin: d.plugin, files: d.files,
     ...(d.review === undefined ? {} : { review: d.review }),
     status: 'agree',
-    expect: d.upstream as Record<string, unknown>,
+    ...(d.upstream === undefined ? {} : { expect: expectationOf(d) }),
     found: d.differences,
   };
   const path = join(dir, `${name}.json`);
   writeFileSync(path, JSON.stringify(fixture, null, 2) + '\n');
   return path;
+}
+
+/** What a fixture states of upstream's answer: what the comparison reads, audit annotation keys as the daemon answers. */
+function expectationOf(d: Disagreement): Record<string, unknown> {
+  if (d.op === 'load') {
+    const u = d.upstream as LoadAnswer;
+    if (u.ok) return { ok: true, hash: u.hash, counts: u.counts };
+    // the file's path is the temporary directory's: the rest of the message is stated
+    const error = u.error.startsWith('error loading ') ? u.error.slice(u.error.indexOf(': ') + 2) : u.error;
+    return { ok: false, errorContains: error };
+  }
+  const u = d.upstream as ValidateAnswer;
+  const out: Record<string, unknown> = { allowed: u.allowed };
+  if (u.status) out['status'] = { code: u.status.code, reason: u.status.reason, message: u.status.message };
+  if (u.warnings !== undefined && u.warnings.length > 0) out['warnings'] = u.warnings;
+  const annotations = answeredAuditAnnotations(u.auditAnnotations);
+  if (annotations !== undefined) out['auditAnnotations'] = annotations;
+  return out;
 }
 
 /** The fields of `expect` that `actual` does not match (objects compared whole). */
