@@ -1,51 +1,20 @@
 #!/usr/bin/env node
-// The one executable: wires process argv, stdio and signals to the CLI and exits with its code once everything it
-// wrote has reached stdout and stderr (a pipe read slowly holds what process.exit would drop).
-import { once } from 'node:events';
-import { main } from '../lib/cli/main.js';
+// The executable's entry point: refuses an older Node in one line before any other module is loaded. It imports
+// nothing statically, because an ES module's imports are all parsed and linked before its first statement runs, and
+// a dependency's newer syntax or globals (`??`, `File`) then fail on an old Node with a stack trace instead. What it
+// does itself every Node that loads ES modules parses (12 and later: Ubuntu 22.04's 12, RHEL 9's 16, Debian 12's 18):
+// no `?.`, `??` or top-level await.
 
-const controller = new AbortController();
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => controller.abort());
+/** The oldest Node this daemon runs on: package.json's "engines" (test/cli/node-version.test.ts keeps them equal). */
+const REQUIRED_NODE = '20.19';
+
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+const [needMajor = 0, needMinor = 0] = REQUIRED_NODE.split('.').map(Number);
+if (major < needMajor || (major === needMajor && minor < needMinor)) {
+  process.stderr.write(
+    'static-admissiond: needs Node.js >= ' + REQUIRED_NODE + ', but ' + process.execPath + ' is ' + process.version + '\n',
+  );
+  process.exitCode = 1;
+} else {
+  import('./run.js').then((entry) => entry.run());
 }
-
-// A reader that went away (`| head`) is no crash: what is left to write is dropped, the command goes on to its code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-  });
-}
-
-/** Exits with `code` after the writes before it: a stream calls write callbacks in order, so the empty writes' come last. */
-function exitWhenWritten(code: number): void {
-  process.exitCode = code;
-  let open = 2;
-  const done = (): void => {
-    if (--open === 0) process.exit(code);
-  };
-  for (const stream of [process.stdout, process.stderr]) {
-    if (stream.destroyed || stream.writableEnded) done();
-    else stream.write('', done);
-  }
-}
-
-main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  signal: controller.signal,
-  readStdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  },
-  drain: async () => {
-    if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
-  },
-  stderrIsTTY: process.stderr.isTTY === true,
-}).then(
-  (code) => exitWhenWritten(code),
-  (err: unknown) => {
-    process.stderr.write(`static-admissiond: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    exitWhenWritten(1);
-  },
-);

@@ -172,34 +172,76 @@ function originalParseError(error: EngineError, rewritten: RewrittenExpression, 
   };
 }
 
-function compileUncached(request: CompileRequest): CompileResult {
+/** An expression parsed for checking: its AST over the rewritten text, and the rewrite that maps offsets back. */
+export interface ParsedExpression {
+  readonly program: EngineProgram;
+  /** the rewritten text the AST's offsets refer to */
+  readonly source: string;
+  readonly rewritten: RewrittenExpression;
+}
+
+/**
+ * Recent parses, held weakly: a type check right after a load (validate, a reload) finds each expression's AST
+ * instead of parsing it again, and nothing is kept alive for it (policy workers compile and never type-check).
+ * Nothing mutates an AST once parsed (the checker and the planner only read it).
+ */
+const recentParses = new Map<string, WeakRef<ParsedExpression>>();
+
+/** Parses as compileUncached does (parser limits, rewrite, engine parse, fixups): the AST, or the failure. */
+export function parseExpression(request: CompileRequest): ParsedExpression | { failure: CompileResult } {
+  const key = `${request.environment}\u0000${request.expression}`;
+  const recent = recentParses.get(key)?.deref();
+  if (recent !== undefined) return recent;
+  const parsed = parseUncached(request);
+  if (!('failure' in parsed)) {
+    recentParses.delete(key);
+    recentParses.set(key, new WeakRef(parsed));
+    if (recentParses.size > COMPILE_CACHE_LIMIT) recentParses.delete(recentParses.keys().next().value as string);
+  }
+  return parsed;
+}
+
+function parseUncached(request: CompileRequest): ParsedExpression | { failure: CompileResult } {
   const { expression, environment } = request;
-  if (expression.trim().length === 0) return { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' };
+  if (expression.trim().length === 0) return { failure: { ok: false, message: EXPRESSION_NOT_SPECIFIED, errorType: 'Required' } };
 
   // cel-go's parser limits, and unary runs reduced (same offsets as the expression)
   const prepared = beforeParse(expression);
-  if ('issue' in prepared) return invalid(compilationFailed(expression, [prepared.issue]));
+  if ('issue' in prepared) return { failure: invalid(compilationFailed(expression, [prepared.issue])) };
   // Everything below works on the rewritten text; issues are moved back to the original before rendering.
   const rewritten = rewriteConstructions(prepared.source);
   const source = rewritten.source;
-  const original = (issues: readonly Issue[]): Issue[] => issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }));
-  const fail = (issues: readonly Issue[]): CompileResult => invalid(compilationFailed(expression, original(issues)));
 
   let program: EngineProgram;
   try {
     program = parseProgram(environment, source);
     const depth = afterParse(program.ast, source);
-    if (depth !== undefined) return invalid(compilationFailed(expression, [depth]));
+    if (depth !== undefined) return { failure: invalid(compilationFailed(expression, [depth])) };
     fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables: qualifiedVariables(environment) });
   } catch (error) {
     const engineError = asEngineError(error);
-    if (engineError === undefined) return internal(error);
+    if (engineError === undefined) return { failure: internal(error) };
     const issue = translateParseError(expression, originalParseError(engineError, rewritten, expression));
     // The first syntax error wins, the rewrite's (a malformed field list) or the engine's.
     const first = rewritten.issue !== undefined && rewritten.issue.offset <= issue.offset ? rewritten.issue : issue;
-    return invalid(compilationFailed(expression, [first]));
+    return { failure: invalid(compilationFailed(expression, [first])) };
   }
-  if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
+  if (rewritten.issue !== undefined) return { failure: invalid(compilationFailed(expression, [rewritten.issue])) };
+  return { program, source, rewritten };
+}
+
+/** Issues found in the rewritten text, moved back to the original expression. */
+export function originalIssues(rewritten: RewrittenExpression, issues: readonly Issue[]): Issue[] {
+  return issues.map((i) => ({ offset: rewritten.toOriginal(i.offset), message: i.message }));
+}
+
+function compileUncached(request: CompileRequest): CompileResult {
+  const { expression, environment } = request;
+  const parsed = parseExpression(request);
+  if ('failure' in parsed) return parsed.failure;
+  const { program, source, rewritten } = parsed;
+  const original = (issues: readonly Issue[]): Issue[] => originalIssues(rewritten, issues);
+  const fail = (issues: readonly Issue[]): CompileResult => invalid(compilationFailed(expression, original(issues)));
 
   const references = checkReferences(program.ast, source, environment, rewritten.isInserted, excludedRoots(request));
   const undeclaredTypes = undeclaredConstructions(rewritten.constructions, environment);
@@ -237,7 +279,8 @@ function compileUncached(request: CompileRequest): CompileResult {
   return { ok: true, compiled: createCompiled(expression, environment, planned, checkedTypeString(outputType), constructions, references.usesAuthorizer, references.variables) };
 }
 
-function cacheKey(request: CompileRequest): string {
+/** The compile cache's key of a request (what makes two requests compile alike). */
+export function cacheKey(request: CompileRequest): string {
   // Variable names only matter to expressions that mention them; leaving them out otherwise lets policies with
   // different variables share programs.
   const names = request.expression.includes('variables')

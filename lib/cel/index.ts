@@ -43,3 +43,9 @@ export {
   OPERATION_INTERRUPTED,
   PER_CALL_COST_LIMIT,
 } from './runtime/index.js';
+export { typeCheckExpression } from './type-check.js';
+export type { TypeCheckResult } from './type-check.js';
+export { kindObjectTypes } from './checker/schema-types.js';
+export type { ObjectTypes } from './checker/schema-types.js';
+export { BUILTIN_SCHEMAS, combineSources, groupVersion, gvkString } from './schemas/kinds.js';
+export type { GroupVersionKind, KindSchema, ObjectSchema, SchemaSource, SchemaType } from './schemas/kinds.js';

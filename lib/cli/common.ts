@@ -1,8 +1,6 @@
 // Pieces every subcommand shares: the package root (for bundled testdata), the --dev admission setup, and the
 // flags that select and read the admission configuration, so `serve` and `validate` cannot disagree.
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { readAdmissionConfiguration } from '../config/admission-config.js';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import { defaultFeatureGates, parseFeatureGates } from '../config/feature-gates.js';
@@ -10,17 +8,9 @@ import type { FeatureGates } from '../config/feature-gates.js';
 import type { FlagSpec, ParsedFlags } from './flags.js';
 import { flagBool, flagString, UsageError } from './flags.js';
 import { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
+import { packageRoot } from './package-root.js';
 
-/** The repository / package root: this file is dist/lib/cli/common.js. */
-export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-
-export function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
+export { packageRoot, packageVersion } from './package-root.js';
 
 export const defaultAdmissionConfig = '/etc/kubernetes/admission/admission-config.yaml';
 
@@ -29,6 +19,14 @@ export const configFlags: readonly FlagSpec[] = [
   { name: 'feature-gates', type: 'string', default: '', usage: 'comma-separated Gate=true|false: ManifestBasedAdmissionControlConfig, ExcludeAdmissionWebhookVirtualResources (both default true)' },
   { name: 'dev', type: 'boolean', default: false, usage: 'use the bundled example manifests under testdata/dev instead of --admission-config' },
 ];
+
+/** --crd: the CustomResourceDefinitions custom resources are type-checked against (validate, serve, test). */
+export const crdFlag: FlagSpec = {
+  name: 'crd',
+  type: 'string',
+  default: '',
+  usage: 'directory of CustomResourceDefinition manifests (`kubectl get crd -o yaml`): expressions are type-checked against their schemas too (built-in kinds always are)',
+};
 
 /** --authorization-kubeconfig: where `authorizer` checks go (serve, review; validate only to silence its warning). */
 export const authorizationFlag: FlagSpec = {

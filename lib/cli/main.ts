@@ -1,15 +1,7 @@
 // Subcommand dispatch. Returns the exit code; never exits the process itself.
-import { auditPolicy } from './audit-policy.js';
 import type { CommandIO } from './common.js';
-import { packageVersion } from './common.js';
+import { packageVersion } from './package-root.js';
 import { flagBool, helpFlag, nearestNames, parseFlags, UsageError, usageText } from './flags.js';
-import { hash } from './hash.js';
-import { registration } from './registration.js';
-import { serve } from './serve.js';
-import { replay } from './replay.js';
-import { review } from './review.js';
-import { test } from './test.js';
-import { validate } from './validate.js';
 
 const usage = `Usage: static-admissiond [command] [flags]
 
@@ -32,6 +24,14 @@ Run 'static-admissiond <command> --help' for a command's flags.
 
 type Command = (argv: readonly string[], io: CommandIO) => number | Promise<number>;
 
+/**
+ * A command whose module is loaded when it runs, so that `version`, `help` and a usage error start without loading
+ * the daemon (the first `npx static-admissiond version` is timed: issue 24).
+ */
+function lazy<K extends string>(load: () => Promise<{ readonly [name in K]: Command }>, name: K): Command {
+  return async (argv, io) => (await load())[name](argv, io);
+}
+
 function version(argv: readonly string[], io: CommandIO): number {
   const flags = parseFlags(argv, [helpFlag]);
   if (flagBool(flags, 'help')) {
@@ -44,7 +44,15 @@ function version(argv: readonly string[], io: CommandIO): number {
 }
 
 const commands: Readonly<Record<string, Command>> = Object.assign(Object.create(null) as Record<string, Command>, {
-  serve, validate, hash, registration, review, test, replay, 'audit-policy': auditPolicy, version,
+  serve: lazy(() => import('./serve.js'), 'serve'),
+  validate: lazy(() => import('./validate.js'), 'validate'),
+  hash: lazy(() => import('./hash.js'), 'hash'),
+  registration: lazy(() => import('./registration.js'), 'registration'),
+  review: lazy(() => import('./review.js'), 'review'),
+  test: lazy(() => import('./test.js'), 'test'),
+  replay: lazy(() => import('./replay.js'), 'replay'),
+  'audit-policy': lazy(() => import('./audit-policy.js'), 'auditPolicy'),
+  version,
 });
 
 function help(argv: readonly string[], io: CommandIO): number | Promise<number> {
@@ -82,7 +90,7 @@ export async function main(argv: readonly string[], io: CommandIO): Promise<numb
         io.stdout(usage);
         return 0;
       }
-      return await serve(argv, io);
+      return await commandNamed('serve')(argv, io);
     }
     return await commandNamed(name)(rest, io);
   } catch (err) {

@@ -12,6 +12,7 @@ import { defaultBreakGlassGroup, defaultRegistrarGroup, guardAPIVersion } from '
 import { caBundleFromPEM, defaultRegistrationTimeoutSeconds, defaultRegistrationURL, deriveRegistration, RegistrationError, registrationFormats } from '../registration/objects.js';
 import type { RegistrationFormat } from '../registration/objects.js';
 import { renderRegistration } from '../registration/render.js';
+import { unreachableAdvice, unreachableMessage } from '../registration/unreachable.js';
 import { formatKubeVersion, KubeVersionError, parseKubeVersion } from '../registration/version.js';
 import type { KubeVersion } from '../registration/version.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
@@ -122,6 +123,10 @@ export async function registration(argv: readonly string[], io: CommandIO): Prom
       excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
     });
     io.stdout(renderRegistration(derived));
+    // the comment says it too, but a registration piped into a file is rarely read before it is applied
+    const unreachable = derived.sides.flatMap((s) => s.coverage.unreachable);
+    for (const u of unreachable) io.stderr(`warning: ${unreachableMessage(u)}\n`);
+    if (unreachable.length > 0) io.stderr(`warning: ${unreachableAdvice}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof RegistrationError) && !(err instanceof ManifestError) && !(err instanceof AdmissionConfigError) && !(err instanceof APIServerError)) throw err;

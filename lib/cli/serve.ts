@@ -24,12 +24,16 @@ import { apiServerIDHash, defaultAPIServerID } from '../identity/apiserver-id.js
 import { createLogger } from '../log/logger.js';
 import type { LogFormat } from '../log/logger.js';
 import { createReloadMetrics } from '../metrics/reload.js';
-import { pluginKinds } from '../manifest/plugins.js';
-import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
+import { createTypeCheckMetrics } from '../metrics/type-check.js';
+import type { SchemaSource } from '../cel/index.js';
+import { schemaSourceFor } from '../manifest/crds.js';
+import { ManifestError } from '../manifest/errors.js';
+import { reportLoad, reportReload } from './load-report.js';
+import type { LoadReportOptions } from './load-report.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
 import { Shadow } from '../shadow/shadow.js';
 import { createAdmissionPaths } from './chain.js';
-import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom, packageRoot, packageVersion } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, crdFlag, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
@@ -37,6 +41,7 @@ import type { FlagSpec, ParsedFlags } from './flags.js';
 
 export const serveFlags: readonly FlagSpec[] = [
   ...configFlags,
+  crdFlag,
   { name: 'bind-address', type: 'string', default: '127.0.0.1', usage: 'address of the HTTPS admission listener' },
   { name: 'secure-port', type: 'int', default: 9443, usage: 'port of the HTTPS admission listener (0 picks a free one)' },
   { name: 'tls-cert-file', type: 'string', default: '', usage: 'serving certificate (PEM); reloaded when it changes, the last good pair kept' },
@@ -108,17 +113,29 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     metrics,
     logger: log.with('reload'),
   }));
+  let schemas: SchemaSource;
+  try {
+    schemas = schemaSourceFor(flagString(flags, 'crd'));
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    log.error(err, 'Failed to read the CustomResourceDefinitions', { crd: flagString(flags, 'crd') });
+    return 1;
+  }
+  const loadReport: LoadReportOptions = {
+    excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+    authorizationConfigured: flagString(flags, 'authorization-kubeconfig') !== '',
+    schemas,
+    metrics: createTypeCheckMetrics(registry),
+    log,
+  };
   for (const source of sources) {
     try {
-      const snapshot = source.loadInitial();
-      const kinds = pluginKinds[source.plugin];
-      const warnings = [
-        ...manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }),
-        ...authorizerWarnings(snapshot.compiled, flagString(flags, 'authorization-kubeconfig') !== ''),
-      ];
-      for (const warning of warnings) {
-        log.info('Manifest warning', { plugin: source.plugin, warning });
-      }
+      reportLoad(source.loadInitial(), loadReport);
+      // once per load: a reload that swapped in a new snapshot is reported as the first load was
+      source.on('reload', (event) => {
+        const snapshot = source.current();
+        if (event.outcome === 'reloaded' && snapshot) reportReload(snapshot, loadReport).catch((err: unknown) => log.error(err, 'Failed to report the reload', { plugin: source.plugin }));
+      });
     } catch (err) {
       if (err instanceof InitialLoadError) {
         log.error(err, 'Failed to load static manifests', { plugin: err.plugin });

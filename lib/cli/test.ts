@@ -12,7 +12,11 @@ import { admissionSetupOf, prepareSuite, runCases } from '../testsuite/run.js';
 import { readSuite } from '../testsuite/suite.js';
 import { loadOfflineChain } from './chain.js';
 import type { Endpoint } from './chain.js';
-import { authorizationClientFrom, authorizationFlag } from './common.js';
+import { authorizationClientFrom, authorizationFlag, crdFlag } from './common.js';
+import type { SchemaSource } from '../cel/index.js';
+import { schemaSourceFor } from '../manifest/crds.js';
+import { pluginKinds } from '../manifest/plugins.js';
+import { formatTypeCheckWarning, typeCheckManifests } from '../manifest/type-check.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec, ParsedFlags } from './flags.js';
@@ -22,6 +26,7 @@ export const testFlags: readonly FlagSpec[] = [
   { name: 'skip-webhooks', type: 'boolean', default: false, usage: 'do not call the static webhooks (policies only)' },
   { name: 'run', type: 'string', default: '', usage: 'run only the cases whose name matches this regular expression (RE2)' },
   authorizationFlag,
+  crdFlag,
   helpFlag,
 ];
 
@@ -56,6 +61,9 @@ interface RunOptions {
   /** the command's flags: --authorization-kubeconfig is read per suite, as each suite's chain closes its client */
   readonly flags: ParsedFlags;
   readonly io: CommandIO;
+  readonly schemas: SchemaSource;
+  /** type-check warnings of the configurations the suites loaded, each once */
+  readonly warnings: Set<string>;
 }
 
 async function runSuite(file: string, options: RunOptions): Promise<SuiteReport> {
@@ -82,6 +90,9 @@ async function runSuite(file: string, options: RunOptions): Promise<SuiteReport>
     } catch (err) {
       await authorization?.close();
       throw new SuiteError(file, `admission: ${(err as Error).message}`);
+    }
+    for (const [plugin, snapshot] of chain.snapshots) {
+      for (const w of typeCheckManifests(pluginKinds[plugin].primary, snapshot.manifests, options.schemas).warnings) options.warnings.add(`warning: ${plugin}: ${formatTypeCheckWarning(w)}\n`);
     }
     try {
       const cases = await runCases(prepared, chain);
@@ -114,8 +125,17 @@ export async function test(argv: readonly string[], io: CommandIO): Promise<numb
     }
   }
   const files = flags.positional.flatMap(suiteFiles);
+  let schemas: SchemaSource;
+  try {
+    schemas = schemaSourceFor(flagString(flags, 'crd'));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const reports: SuiteReport[] = [];
-  for (const file of files) reports.push(await runSuite(file, { skipWebhooks: flagBool(flags, 'skip-webhooks'), run, flags, io }));
+  const warnings = new Set<string>();
+  for (const file of files) reports.push(await runSuite(file, { skipWebhooks: flagBool(flags, 'skip-webhooks'), run, flags, io, schemas, warnings }));
+  // above the results; on stderr where stdout is a JUnit or JSON document
+  for (const w of warnings) (output === 'text' ? io.stdout : io.stderr)(w);
   io.stdout(output === 'junit' ? junitReport(reports) : output === 'json' ? jsonReport(reports) : textReport(reports));
   const t = totals(reports);
   return t.errors > 0 ? 2 : t.failed > 0 ? 1 : 0;

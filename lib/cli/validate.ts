@@ -7,9 +7,14 @@ import { ManifestError } from '../manifest/errors.js';
 import { initialLoadMessage, isPluginName, pluginKinds, pluginNames } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { authorizerWarnings, manifestWarnings } from '../manifest/warnings.js';
+import { describeIgnored, ignoredEntries } from '../manifest/ignored.js';
+import type { IgnoredEntry } from '../manifest/ignored.js';
+import { formatTypeCheckWarning, formatUnknownResources, typeCheckManifests } from '../manifest/type-check.js';
+import type { SchemaSource } from '../cel/index.js';
 import type { ManifestWarningOptions } from '../manifest/warnings.js';
 import { loadSnapshotSync } from '../reload/pipeline.js';
-import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, featureGatesFrom } from './common.js';
+import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, crdFlag, featureGatesFrom } from './common.js';
+import { schemaSourceFor } from '../manifest/crds.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagString, helpFlag, parseFlags, UsageError, usageText } from './flags.js';
 import type { FlagSpec } from './flags.js';
@@ -20,9 +25,11 @@ import { sideCoverage, sideOf, systemNamespaces } from '../registration/coverage
 import type { LoadedPlugin } from '../registration/coverage.js';
 import { driftAgainst, RegistrationFileError } from '../registration/drift.js';
 import { registrationUpdateCommands } from '../registration/keeper.js';
+import { unreachableAdvice, unreachableMessage } from '../registration/unreachable.js';
 
 export const validateFlags: readonly FlagSpec[] = [
   ...configFlags,
+  crdFlag,
   { name: 'plugin', type: 'string', default: '', usage: `validate one directory as this plugin's (${pluginNames.join(', ')}); the directory is the positional argument` },
   { name: 'output', short: 'o', type: 'string', default: 'text', usage: 'text or json (one object on stdout, whatever the outcome)' },
   { name: 'registration', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`): exit 1 when loaded objects can match requests it does not send; a warning when it sends requests no loaded object can match' },
@@ -38,6 +45,15 @@ export interface PluginReport {
   hash: string;
   counts: Record<string, number>;
   warnings: string[];
+  // the fields below are left out when empty or zero, so that the documented shape is what a plain directory gives
+  /** of `warnings`, how many are type-check warnings */
+  typeCheckWarnings?: number;
+  /** notes that are not warnings: resources matched that have no schema to type-check against */
+  notes?: string[];
+  /** directory entries the load skipped, and why */
+  ignored?: IgnoredEntry[];
+  /** editor droppings and hidden entries skipped, counted only */
+  ignoredHidden?: number;
   /** audit annotation keys answered under a shortened name: in-tree key → the key this daemon answers */
   auditAnnotationKeys?: Record<string, string>;
 }
@@ -56,6 +72,8 @@ interface RegistrationChecks {
   readonly includeSystemNamespaces: boolean;
   /** --authorization-kubeconfig was given: no warning about policies that use `authorizer` */
   readonly authorizationConfigured?: boolean;
+  /** where kinds' schemas come from (built-ins, plus --crd) */
+  readonly schemas?: SchemaSource;
 }
 
 /** Keys a policy's audit annotations are answered under, where they differ from `<policy>_<key>`. */
@@ -79,6 +97,9 @@ function registrationDrift(file: string, loaded: readonly LoadedPlugin[], option
       report.errors.push({ plugin, message: `${u.owner} can match requests the registration ${JSON.stringify(file)} does not send, so it is not enforced: ${u.missing.slice(0, 8).join('; ')}${u.missing.length > 8 ? `; and ${u.missing.length - 8} more` : ''}. ${fix}` });
     }
   }
+  for (const u of drift.unreachable) {
+    report.plugins.find((p) => p.plugin === u.plugin)?.warnings.push(`${unreachableMessage(u)} ${unreachableAdvice}`);
+  }
   for (const webhooks of drift.excess.values()) {
     for (const w of webhooks) {
       const message = `the registration ${JSON.stringify(file)} sends requests no loaded ${w.side} object can match (webhook ${JSON.stringify(w.webhook)}): ${w.excess.slice(0, 8).join('; ')}${w.excess.length > 8 ? `; and ${w.excess.length - 8} more` : ''}. With static-admissiond stopped they are blocked for nothing. ${fix}`;
@@ -100,8 +121,23 @@ function validatePlugins(setups: readonly PluginSetup[], warningOptions: Manifes
       loaded.push({ plugin, manifests: snapshot.manifests });
       const warnings = [...manifestWarnings(kinds.primary, kinds.binding, snapshot.manifests, warningOptions), ...authorizerWarnings(snapshot.compiled, checks.authorizationConfigured === true)];
       if (!checks.includeSystemNamespaces) warnings.push(...systemNamespaceWarnings({ plugin, manifests: snapshot.manifests }));
+      const typeCheck = typeCheckManifests(kinds.primary, snapshot.manifests, checks.schemas);
+      warnings.push(...typeCheck.warnings.map(formatTypeCheckWarning));
+      const ignored = ignoredEntries(dir);
+      const notes = formatUnknownResources(typeCheck);
       const auditAnnotationKeys = shortenedAuditKeys(snapshot.manifests);
-      report.plugins.push({ plugin, dir, hash: snapshot.hash, counts: { ...snapshot.counts }, warnings, ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}) });
+      report.plugins.push({
+        plugin,
+        dir,
+        hash: snapshot.hash,
+        counts: { ...snapshot.counts },
+        warnings,
+        ...(typeCheck.warnings.length > 0 ? { typeCheckWarnings: typeCheck.warnings.length } : {}),
+        ...(notes.length > 0 ? { notes } : {}),
+        ...(ignored.named.length > 0 ? { ignored: [...ignored.named] } : {}),
+        ...(ignored.hidden > 0 ? { ignoredHidden: ignored.hidden } : {}),
+        ...(auditAnnotationKeys ? { auditAnnotationKeys } : {}),
+      });
     } catch (err) {
       if (!(err instanceof ManifestError)) throw err;
       report.errors.push({ plugin, message: initialLoadMessage(plugin, dir, err.message) });
@@ -122,6 +158,8 @@ function renderText(report: ValidateReport, io: CommandIO): void {
   for (const p of report.plugins) {
     const counts = Object.entries(p.counts).map(([k, n]) => `${n} ${k}`).join(', ') || 'no objects';
     io.stdout(`${p.plugin}: ${p.dir}: ${counts}; hash ${p.hash === '' ? '""' : p.hash}\n`);
+    for (const line of describeIgnored({ named: p.ignored ?? [], hidden: p.ignoredHidden ?? 0 })) io.stdout(`  ${line}\n`);
+    for (const note of p.notes ?? []) io.stdout(`  note: ${note}\n`);
     for (const w of p.warnings) io.stderr(`warning: ${p.plugin}: ${w}\n`);
     for (const [key, answered] of Object.entries(p.auditAnnotationKeys ?? {})) {
       io.stdout(`  audit annotation ${key} is answered as ${answered} (over 63 characters once the webhook name is added; the apiserver records <webhook name>/${answered})\n`);
@@ -147,6 +185,7 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
     const authorization = authorizationClientFrom(flags);
     await authorization?.close();
     const authorizationConfigured = authorization !== undefined;
+    const schemas = schemaSourceFor(flagString(flags, 'crd'));
     const plugin = flagString(flags, 'plugin');
     if (plugin !== '') {
       if (!isPluginName(plugin)) throw new UsageError(`unknown plugin ${JSON.stringify(plugin)}: must be one of ${pluginNames.join(', ')}`);
@@ -154,10 +193,10 @@ export async function validate(argv: readonly string[], io: CommandIO): Promise<
       // an empty path is refused by the loader (manifest.LoadFiles), never resolved to the working directory
       const dir = flags.positional[0] === '' ? '' : resolve(flags.positional[0]!);
       validateStaticManifestsDir(dir, gates);
-      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
+      report = validatePlugins([{ plugin, staticManifestsDir: dir, kubeConfigFile: '' }], { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured, schemas });
     } else {
       if (flags.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(flags.positional[0])}: use --plugin NAME DIR to validate one directory`);
-      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured });
+      report = validatePlugins(admissionSetupFrom(flags, gates).plugins, { excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources }, { ...checks, authorizationConfigured, schemas });
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -194,12 +194,21 @@ interface LoadState {
   readonly bindings: JsonObject[];
 }
 
+/** The file each loaded object came from (warnings name it); the objects themselves stay as decoded. */
+const sourceFiles = new WeakMap<object, string>();
+
+/** The manifest file a loaded policy, binding or webhook configuration came from, if known. */
+export function manifestFileOf(object: object): string | undefined {
+  return sourceFiles.get(object);
+}
+
 /** The checks that depend on the file and on the other documents: names, then the static-only constraints. */
 function acceptStep(state: LoadState, step: DocumentStep, filePath: string): void {
   if ('error' in step) throw step.error;
   const kinds = pluginKinds[state.plugin];
   for (const item of step.items) {
     const name = nameOf(item);
+    sourceFiles.set(item, filePath);
     if (step.role === 'binding') {
       validateManifestName(name, filePath, state.bindingNames);
       validateBindingConstraints(name, item as AdmissionPolicyBinding);

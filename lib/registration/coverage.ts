@@ -5,11 +5,12 @@
 // A policy matches only through a binding (S/admission/plugin/policy/generic/policy_dispatcher.go: no binding, no
 // dispatch), so unbound policies need nothing. Bindings can only narrow their policy's matchConstraints, so the
 // policy's resourceRules are what its bindings together can need; resourceNames, excludeResourceRules and selectors
-// narrow further inside the daemon. Requests the apiserver never sends to webhooks registered through the API are
-// dropped here: the authentication/authorization review resources (excluded from every policy, and from webhooks
-// while ExcludeAdmissionWebhookVirtualResources is on: pkg/kubeapiserver/admission/exclusion/resources.go) and the
-// admission-configuration kinds (S/admission/plugin/webhook/predicates/rules/rules.go
-// IsExemptAdmissionConfigurationResource).
+// narrow further inside the daemon. Requests the apiserver never sends are dropped here: the authentication/
+// authorization review resources (excluded from every policy, and from webhooks while
+// ExcludeAdmissionWebhookVirtualResources is on: pkg/kubeapiserver/admission/exclusion/resources.go), and, for a
+// registration made through the API, the admission-configuration kinds (S/admission/plugin/webhook/predicates/rules/
+// rules.go IsExemptAdmissionConfigurationResource). A static registration (1.36+ staticManifestsDir) is sent those:
+// S/admission/plugin/webhook/generic/webhook.go Dispatch runs the static source's webhooks on them.
 import type { LabelSelector, RuleWithOperations } from '../api/types.js';
 import { excludedResources } from '../admission/matching/exclusions.js';
 import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
@@ -63,13 +64,22 @@ export interface RequiredObject {
   readonly systemNamespaces: boolean;
 }
 
+/** A loaded object that can match admission-configuration objects a registration made through the API is never sent. */
+export interface UnreachableObject {
+  readonly plugin: PluginName;
+  readonly owner: string;
+  /** `validatingadmissionpolicies.admissionregistration.k8s.io`, sorted */
+  readonly resources: readonly string[];
+}
+
 export interface SideCoverage {
   readonly side: RegistrationSide;
   readonly objects: readonly RequiredObject[];
   /** policies no binding names: they match nothing, in-tree too */
   readonly unbound: readonly string[];
-  /** owner → the admission-configuration resources it names, which no API-registered webhook is ever sent */
-  readonly unreachable: ReadonlyArray<{ readonly owner: string; readonly resources: readonly string[] }>;
+  /** owner → the admission-configuration resources it can match (named or through a wildcard) that the registration
+   * cannot send: only with sendsAdmissionConfiguration false, since no API-registered webhook is ever sent them */
+  readonly unreachable: readonly UnreachableObject[];
 }
 
 /** Namespaces the default registration leaves alone, by their immutable kubernetes.io/metadata.name label. */
@@ -138,24 +148,38 @@ export function canonicalRule(rule: RuleWithOperations): Rule | undefined {
   return empty ? undefined : out;
 }
 
-/** Resources of `group` the apiserver never sends to API webhooks, named explicitly in a rule. */
-function neverSent(group: string, resource: string, dropReviews: boolean): 'review' | 'admission-configuration' | undefined {
-  const [name] = splitResource(resource);
-  if (dropReviews && reviewGroups.get(group)?.has(name) === true) return 'review';
-  if (group === admissionConfigurationGroup && admissionConfigurationResources.has(name)) return 'admission-configuration';
-  return undefined;
+/** What the registration can be sent: the review resources unless dropped; the admission-configuration ones only
+ * when the registration is static. */
+interface Sendable {
+  readonly dropReviews: boolean;
+  readonly admissionConfiguration: boolean;
 }
 
-/** The rule without the explicitly named resources no API-registered webhook is sent, split per group as needed. */
-function withoutNeverSent(rule: Rule, dropReviews: boolean, unreachable: Set<string>): Rule[] {
+/** Resources of `group` the apiserver never sends this registration, named explicitly in a rule. */
+function neverSent(group: string, resource: string, sendable: Sendable): boolean {
+  const [name] = splitResource(resource);
+  if (sendable.dropReviews && reviewGroups.get(group)?.has(name) === true) return true;
+  return !sendable.admissionConfiguration && group === admissionConfigurationGroup && admissionConfigurationResources.has(name);
+}
+
+/** The admission-configuration resources (`validatingadmissionpolicies.admissionregistration.k8s.io`) a rule can
+ * match, by name or through a wildcard group or resource; subresources count as their resource (upstream decides
+ * by kind, which a subresource request such as `…/status` shares). */
+function admissionConfigurationReached(rule: Rule): string[] {
+  if (!rule.apiGroups.includes('*') && !rule.apiGroups.includes(admissionConfigurationGroup)) return [];
+  return [...admissionConfigurationResources].filter((name) => rule.resources.some((r) => {
+    const [resource] = splitResource(r);
+    return resource === '*' || resource === name;
+  })).map((name) => `${name}.${admissionConfigurationGroup}`);
+}
+
+/** The rule without the explicitly named resources this registration is never sent, split per group as needed. */
+function withoutNeverSent(rule: Rule, sendable: Sendable, unreachable: Set<string>): Rule[] {
+  if (!sendable.admissionConfiguration) for (const name of admissionConfigurationReached(rule)) unreachable.add(name);
   if (rule.apiGroups.includes('*')) return [rule];
   const out: Rule[] = [];
   for (const group of rule.apiGroups) {
-    const kept = rule.resources.filter((r) => {
-      const why = neverSent(group, r, dropReviews);
-      if (why === 'admission-configuration') unreachable.add(`${splitResource(r)[0]}.${group}`);
-      return why === undefined;
-    });
+    const kept = rule.resources.filter((r) => !neverSent(group, r, sendable));
     if (kept.length > 0) out.push({ ...rule, apiGroups: [group], resources: kept });
   }
   return out;
@@ -173,8 +197,8 @@ export function rulesReachNamespaces(rules: readonly Rule[]): boolean {
   return rules.some((r) => r.scope !== 'Cluster' || r.resources.some((res) => resourceCovers(res, 'namespaces')));
 }
 
-function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'policy' }>, unbound: string[],
-  unreachable: SideCoverage['unreachable'][number][]): RequiredObject[] {
+function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'policy' }>, sendsAdmissionConfiguration: boolean,
+  unbound: string[], unreachable: UnreachableObject[]): RequiredObject[] {
   const out: RequiredObject[] = [];
   for (const policy of manifests.policies) {
     const name = policy.metadata?.name ?? '';
@@ -189,8 +213,8 @@ function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, {
     const rules = (constraints?.resourceRules ?? [])
       .map(canonicalRule)
       .filter((r): r is Rule => r !== undefined)
-      .flatMap((r) => withoutNeverSent(r, true, dropped));
-    if (dropped.size > 0) unreachable.push({ owner, resources: [...dropped].sort() });
+      .flatMap((r) => withoutNeverSent(r, { dropReviews: true, admissionConfiguration: sendsAdmissionConfiguration }, dropped));
+    if (dropped.size > 0) unreachable.push({ plugin, owner, resources: [...dropped].sort() });
     const bindingReaches = bindings.some((b) => b.spec?.matchResources == null || selectorMayMatchSystemNamespace(b.spec.matchResources.namespaceSelector));
     out.push({
       plugin,
@@ -204,8 +228,8 @@ function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, {
   return out;
 }
 
-function webhookObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'webhook' }>, excludeWebhookVirtualResources: boolean,
-  unreachable: SideCoverage['unreachable'][number][]): RequiredObject[] {
+function webhookObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'webhook' }>, sendable: Sendable,
+  unreachable: UnreachableObject[]): RequiredObject[] {
   const out: RequiredObject[] = [];
   for (const configuration of manifests.configurations) {
     for (const webhook of configuration.webhooks ?? []) {
@@ -214,8 +238,8 @@ function webhookObjects(plugin: PluginName, manifests: Extract<LoadedManifests, 
       const rules = (webhook.rules ?? [])
         .map(canonicalRule)
         .filter((r): r is Rule => r !== undefined)
-        .flatMap((r) => withoutNeverSent(r, excludeWebhookVirtualResources, dropped));
-      if (dropped.size > 0) unreachable.push({ owner, resources: [...dropped].sort() });
+        .flatMap((r) => withoutNeverSent(r, sendable, dropped));
+      if (dropped.size > 0) unreachable.push({ plugin, owner, resources: [...dropped].sort() });
       out.push({
         plugin,
         owner,
@@ -232,17 +256,24 @@ function webhookObjects(plugin: PluginName, manifests: Extract<LoadedManifests, 
 export interface CoverageOptions {
   /** the ExcludeAdmissionWebhookVirtualResources gate: static webhooks skip the review resources (default on) */
   readonly excludeWebhookVirtualResources?: boolean;
+  /**
+   * The registration is sent admission-configuration objects (webhook configurations, policies, bindings): true
+   * (the default) for a static one in a 1.36+ apiserver's staticManifestsDir, as in-tree static hooks are; false for
+   * one made through the API, which the apiserver never sends them.
+   */
+  readonly sendsAdmissionConfiguration?: boolean;
 }
 
 /** What one side's loaded plugins can match. Plugins of the other side are ignored. */
 export function sideCoverage(side: RegistrationSide, loaded: readonly LoadedPlugin[], options: CoverageOptions = {}): SideCoverage {
   const objects: RequiredObject[] = [];
   const unbound: string[] = [];
-  const unreachable: SideCoverage['unreachable'][number][] = [];
+  const unreachable: UnreachableObject[] = [];
   for (const { plugin, manifests } of loaded) {
     if (sideOf(plugin) !== side) continue;
-    if (manifests.family === 'policy') objects.push(...policyObjects(plugin, manifests, unbound, unreachable));
-    else objects.push(...webhookObjects(plugin, manifests, options.excludeWebhookVirtualResources ?? true, unreachable));
+    const admissionConfiguration = options.sendsAdmissionConfiguration ?? true;
+    if (manifests.family === 'policy') objects.push(...policyObjects(plugin, manifests, admissionConfiguration, unbound, unreachable));
+    else objects.push(...webhookObjects(plugin, manifests, { dropReviews: options.excludeWebhookVirtualResources ?? true, admissionConfiguration }, unreachable));
   }
   return { side, objects, unbound, unreachable };
 }

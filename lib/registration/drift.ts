@@ -18,7 +18,7 @@ import { namespaceNameLabel } from '../admission/matching/namespace-selector.js'
 import { compileLabelSelector } from '../manifest/selector.js';
 import type { PluginName } from '../manifest/plugins.js';
 import { allOperations, registrationSides, resourceCovers, ruleMaySendReviews, rulesReachNamespaces, sideCoverage, sidePlugins, systemNamespaces } from './coverage.js';
-import type { CoverageOptions, LoadedPlugin, RegistrationSide, Rule, SideCoverage } from './coverage.js';
+import type { CoverageOptions, LoadedPlugin, RegistrationSide, Rule, SideCoverage, UnreachableObject } from './coverage.js';
 import { configurationKinds, RegistrationFileError, readRegistrationFile } from './registered.js';
 import type { PrintedWith, RegisteredWebhook } from './registered.js';
 import { exclusionCondition, reviewExclusionCondition } from './rules.js';
@@ -131,15 +131,24 @@ export interface DriftResult {
   readonly excess: ReadonlyMap<string, readonly ExcessWebhook[]>;
   /** how the registration was printed, as far as the file tells */
   readonly printedWith: PrintedWith;
+  /** a registration made through the API: the loaded objects that can match admission-configuration objects, which
+   * it is never sent (a static one is) */
+  readonly unreachable: readonly UnreachableObject[];
 }
 
 /** The registration in `file` against the loaded manifests. Throws RegistrationFileError. */
-export function driftAgainst(file: string, loaded: readonly LoadedPlugin[], plugins: readonly PluginName[], options: CoverageOptions = {}): DriftResult {
+export function driftAgainst(file: string, loaded: readonly LoadedPlugin[], plugins: readonly PluginName[],
+  gates: Omit<CoverageOptions, 'sendsAdmissionConfiguration'> = {}): DriftResult {
   const registered = readRegistrationFile(file);
+  // what the registration can be sent follows from how it was made: a static one is sent admission-configuration
+  // objects, one made through the API never is (so what needs them is reported apart, not as out of date)
+  const options: CoverageOptions = { ...gates, sendsAdmissionConfiguration: registered.printedWith.format === 'static' };
   const uncovered = new Map<PluginName, UncoveredObject[]>();
   const excess = new Map<string, ExcessWebhook[]>();
+  const unreachable: UnreachableObject[] = [];
   for (const side of registrationSides) {
     const coverage = sideCoverage(side, loaded, options);
+    unreachable.push(...coverage.unreachable);
     const webhooks = registered.sides[side];
     const missing = uncoveredObjects(coverage, webhooks === null ? null : webhooks.flatMap((w) => w.rules));
     for (const plugin of sidePlugins[side]) {
@@ -147,7 +156,7 @@ export function driftAgainst(file: string, loaded: readonly LoadedPlugin[], plug
     }
     excess.set(configurationKinds[side], excessWebhooks(coverage, webhooks, options));
   }
-  return { uncovered, excess, printedWith: registered.printedWith };
+  return { uncovered, excess, printedWith: registered.printedWith, unreachable };
 }
 
 export { RegistrationFileError };

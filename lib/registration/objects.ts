@@ -25,7 +25,8 @@ import type { KubeVersion } from './version.js';
 export type RegistrationFormat = 'static' | 'api';
 export const registrationFormats: readonly RegistrationFormat[] = ['static', 'api'];
 
-export interface RegistrationOptions extends CoverageOptions {
+/** Coverage options but what the format decides: a static registration is sent admission-configuration objects. */
+export interface RegistrationOptions extends Omit<CoverageOptions, 'sendsAdmissionConfiguration'> {
   /** base URL of the admission listener, `https://127.0.0.1:9443`; /validate and /mutate are appended */
   readonly url: string;
   /** base64 of the PEM CA bundle that verifies the serving certificate */
@@ -155,7 +156,7 @@ export function deriveRegistration(loaded: readonly LoadedPlugin[], options: Reg
   const sides: SideRegistration[] = [];
   for (const side of ['validating', 'mutating'] as const) {
     if (options.only !== undefined && options.only !== side) continue;
-    const coverage = sideCoverage(side, loaded, options);
+    const coverage = sideCoverage(side, loaded, { ...options, sendsAdmissionConfiguration: format === 'static' });
     const sent = sideRules(coverage, kubeVersion);
     if (sent.rules.length === 0) {
       sides.push({ side, coverage, sent });

@@ -5,6 +5,7 @@ import type { YAMLMap } from 'yaml';
 import { systemNamespaces } from './coverage.js';
 import { staticConfigSuffix as staticSuffix } from '../manifest/load.js';
 import { guardPolicyName, registrarApplyCommand } from './guard.js';
+import { unreachableAdvice } from './unreachable.js';
 import type { Registration, SideRegistration } from './objects.js';
 import { atLeast, formatKubeVersion } from './version.js';
 
@@ -51,7 +52,7 @@ function headerComment(registration: Registration, side: SideRegistration, url: 
   if (side.coverage.unbound.length > 0) lines.push(...wrap(`Not sent for (no binding names them, so they match nothing in-tree either): ${nameList(side.coverage.unbound)}.`));
   if (side.coverage.unreachable.length > 0) {
     const named = side.coverage.unreachable.map((u) => `${u.owner} (${u.resources.join(', ')})`);
-    lines.push(...wrap(`NOT ENFORCED through any webhook: kube-apiserver never sends admission-configuration objects to webhooks registered through the API. In-tree static manifests (1.36+) would cover them: ${nameList(named)}.`));
+    lines.push(...wrap(`NOT ENFORCED on admission-configuration objects: kube-apiserver never sends them to webhooks registered through the API, and these loaded objects can match them: ${nameList(named)}. ${unreachableAdvice}`));
   }
   if (side.sent.createLimitedToGroups) {
     lines.push(...wrap(`kube-apiserver before 1.28 has no webhook matchConditions, so to keep TokenReviews and SubjectAccessReviews away, CREATE is sent only for these API groups: ${side.sent.createLimitedToGroups.map((g) => (g === '' ? '""' : g)).join(', ')}. CREATE of custom resources in other groups is NOT sent: name their groups in the policies' rules.`));

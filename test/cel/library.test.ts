@@ -430,6 +430,35 @@ holds('optionals and cel.bind', [
   "has({'a': 1}.a) && !has({'a': 1}.b)",
 ]);
 
+// upstream: github.com/google/cel-go@v0.26.0 cel/library.go decorateOptionalOr: evalOptionalOr and evalOptionalOrValue
+// return a receiver that is not an optional unchanged, and `or` returns its alternative as evaluated. The checker
+// still refuses a receiver statically known not to be an optional. Results confirmed by running cel-go v0.26.0.
+describe('or and orValue on values that are not optionals (cel-go v0.26.0)', () => {
+  holds('the receiver comes back unchanged', [
+    "object.spec.containers.orValue([]) == object.spec.containers",
+    "object.spec.containers.orValue([]).size() == 2",
+    "object.metadata.labels.orValue({}) == {'app': 'web', 'team': 'payments'}",
+    'object.spec.replicas.orValue(1) == 3',
+    "dyn(object.metadata.name.orValue(1)) == 'web'",
+    'dyn([1]).orValue([2]) == [1]',
+    'object.spec.containers.or(optional.none()) == object.spec.containers',
+    'dyn(object.spec.replicas.or(optional.of(1))) == 3',
+    'object.spec.replicas.orValue(1 / 0) == 3',
+  ]);
+  holds("or's alternative is returned as it evaluates", [
+    'dyn(optional.none().or(dyn(1))) == 1',
+    'dyn(dyn(optional.none()).or(dyn(1))) == 1',
+    'dyn(optional.of(2)).orValue(1) == 2',
+  ]);
+  it('an error in the receiver is still the error', () => {
+    assert.equal(evaluationError('object.spec.missing.orValue(1) == 1'), 'no such key: missing');
+  });
+  it('a receiver statically not an optional is still refused at compile time', () => {
+    assert.match(compileError('request.userInfo.groups.orValue([])'), /found no matching overload for 'orValue' applied to 'list\(string\)\.\(list\(dyn\)\)'/);
+    assert.match(compileError('[1].or(optional.none())'), /found no matching overload for 'or' applied to 'list\(int\)\.\(optional_type\(dyn\)\)'/);
+  });
+});
+
 holds('core semantics Kubernetes policies hit', [
   // heterogeneous equality and cross-type numeric comparison
   'dyn(1) == 1.0 && dyn(1u) == 1 && 1 < 1.5 && 2u > 1',

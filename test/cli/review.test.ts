@@ -44,3 +44,25 @@ test('invalid input and invalid configuration exit 1 with the reason', async () 
   assert.equal(unknown.code, 2);
   assert.match(unknown.err, /invalid --operation "admit"/);
 });
+
+// upstream: github.com/google/cel-go@v0.26.0 cel/library.go decorateOptionalOr, the cel-go kube-apiserver 1.36 builds
+// with (k8s.io/apiserver@v0.36.3 pkg/cel/environment/base.go enables cel.OptionalTypes()): `object.data` is `dyn`, so
+// `.orValue({})` type-checks, and at run time the map comes back unchanged rather than failing the policy.
+test('review: orValue on a map reached through dyn returns the map, as cel-go v0.26.0 does', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { dir, cleanup } = tempDir();
+  try {
+    const rule = `  validations:\n  - expression: "object.data.orValue({}).size() >= 2"\n    message: fewer than two keys\n`;
+    writeFiles(dir, {
+      'policies/p.yaml': vap('keys.static.k8s.io').replace(/  validations:\n.*\n/, rule) + '---\n' + vapb('keys-binding.static.k8s.io', 'keys.static.k8s.io'),
+      'config.yaml': `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+    });
+    const capture = readFileSync(join(root, 'testdata/admission/captures/002-validate-CREATE-ConfigMap-cm1.json'), 'utf8');
+    const r = await run(['review', '--admission-config', join(dir, 'config.yaml'), '-'], capture);
+    assert.equal(r.code, 0, r.err);
+    const status = (JSON.parse(r.out) as { response: { status: { message: string } } }).response.status;
+    assert.equal(status.message, `configmaps "cm1" is forbidden: ValidatingAdmissionPolicy 'keys.static.k8s.io' with binding 'keys-binding.static.k8s.io' denied request: fewer than two keys`);
+  } finally {
+    cleanup();
+  }
+});

@@ -246,3 +246,28 @@ cases:
     assert.match(r.out, /✗ allowed +false +true/);
   });
 });
+
+test('type-check warnings of the loaded manifests are printed above the results (stderr with -o json)', async () => {
+  const { dir, cleanup } = tempDir('sad-test-typecheck-');
+  try {
+    writeFiles(dir, {
+      'policies/p.yaml': vap('names.static.k8s.io').replace(/expression: .*/, 'expression: "object.metadata.name != 1"'),
+      'admission-test.yaml': `${header}admission:
+  manifests:
+    ValidatingAdmissionPolicy: ${join(dir, 'policies')}
+cases:
+- name: a configmap
+  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
+  expect: {allowed: true}
+`,
+    });
+    const r = await run(['test', join(dir, 'admission-test.yaml')]);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /^warning: ValidatingAdmissionPolicy: ValidatingAdmissionPolicy "names\.static\.k8s\.io" in ".*p\.yaml": spec\.validations\[0\]\.expression: type check: \/v1, Kind=ConfigMap: ERROR: <input>:1:22: found no matching overload for '_!=_' applied to '\(string, int\)'\n \| object\.metadata\.name != 1\n \| \.{21}\^\n=== unit/);
+    const json = await run(['test', '-o', 'json', join(dir, 'admission-test.yaml')]);
+    assert.doesNotThrow(() => JSON.parse(json.out));
+    assert.match(json.err, /type check: \/v1, Kind=ConfigMap/);
+  } finally {
+    cleanup();
+  }
+});

@@ -133,8 +133,21 @@ const cases: Case[] = [
     mutating: { rules: [r(['CREATE'], ['autoscaling'], ['v1', 'v2'], ['horizontalpodautoscalers'])] },
   },
   {
-    name: 'admission-configuration resources are never sent to API webhooks: dropped',
+    // upstream: k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules/rules.go IsExemptAdmissionConfigurationResource
+    name: 'api format: admission-configuration resources are never sent to API webhooks: dropped',
     sets: { ValidatingAdmissionPolicy: [policy('vwc', { rules: rule('[admissionregistration.k8s.io]', '[v1]', '[validatingwebhookconfigurations, validatingadmissionpolicies]', '[DELETE]') })] },
+    options: { format: 'api', kubeVersion: parseKubeVersion('1.30') },
+  },
+  {
+    // upstream: k8s.io/apiserver/pkg/admission/plugin/webhook/generic/webhook.go Dispatch: the static source's
+    // webhooks (this registration, in the apiserver's staticManifestsDir) run on the exempt kinds
+    name: 'static format: admission-configuration resources are sent, as in-tree static hooks are',
+    sets: {
+      ValidatingAdmissionPolicy: [policy('vwc', { rules: rule('[admissionregistration.k8s.io]', '[v1]', '[validatingwebhookconfigurations, validatingadmissionpolicies]', '[DELETE]') })],
+      MutatingAdmissionWebhook: [webhookConfiguration('m', rule('[admissionregistration.k8s.io]', '[v1]', '[mutatingadmissionpolicybindings]', '[CREATE]'), 'MutatingWebhookConfiguration')],
+    },
+    validating: { rules: [r(['DELETE'], ['admissionregistration.k8s.io'], ['v1'], ['validatingadmissionpolicies', 'validatingwebhookconfigurations'])] },
+    mutating: { rules: [r(['CREATE'], ['admissionregistration.k8s.io'], ['v1'], ['mutatingadmissionpolicybindings'])] },
   },
 ];
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { one, parseUnit, words } from './unit-file.js';
 
 // dist/test/systemd/unit.test.js -> repository root is ../../../
 const repoFile = (name: string): string => fileURLToPath(new URL(`../../../systemd/${name}`, import.meta.url));
@@ -20,53 +21,6 @@ const read = (name: string): string => readFileSync(repoFile(name), 'utf8');
 const ADMISSION_PORT = 9443;
 const HEALTH_PORT = 9444;
 const MANIFEST_ROOT = '/etc/kubernetes/admission';
-
-type Unit = Map<string, Map<string, string[]>>;
-
-/**
- * A small reader for systemd unit syntax: sections, repeated keys (values accumulate, an empty
- * assignment resets the list), '#'/';' comments, and backslash line continuation (the backslash
- * becomes a space; comment lines inside a continuation are skipped), as systemd.syntax(7) says.
- */
-function parseUnit(text: string): Unit {
-  const unit: Unit = new Map();
-  let section: Map<string, string[]> | undefined;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    while (line.endsWith('\\') && i + 1 < lines.length) {
-      line = line.slice(0, -1) + ' ';
-      let next = lines[++i]!;
-      while (/^\s*[#;]/.test(next) && i + 1 < lines.length) next = lines[++i]!;
-      line += next.trim();
-    }
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) {
-      section = unit.get(header[1]!) ?? new Map();
-      unit.set(header[1]!, section);
-      continue;
-    }
-    const eq = line.indexOf('=');
-    assert.ok(section && eq > 0, `not an assignment inside a section: ${line}`);
-    const key = line.slice(0, eq).trim();
-    const value = line.slice(eq + 1).trim();
-    if (value === '') section.set(key, []);
-    else section.set(key, [...(section.get(key) ?? []), value]);
-  }
-  return unit;
-}
-
-/** All values of a key, each split on whitespace (for list settings such as Before= or ReadOnlyPaths=). */
-function words(unit: Unit, section: string, key: string): string[] {
-  return (unit.get(section)?.get(key) ?? []).flatMap((v) => v.split(/\s+/)).filter((w) => w !== '');
-}
-
-function one(unit: Unit, section: string, key: string): string {
-  const values = unit.get(section)?.get(key);
-  assert.ok(values && values.length === 1, `[${section}] ${key}= should be set exactly once, got ${JSON.stringify(values)}`);
-  return values[0]!;
-}
 
 const unitText = read('static-admissiond.service');
 const unit = parseUnit(unitText);
@@ -102,7 +56,7 @@ test('unit starts the daemon before the kubelet and never stops restarting it', 
 });
 
 test('ExecStart runs "serve" with the admission config and the serving certificate', () => {
-  assert.equal(execStart[0], '/usr/local/bin/static-admissiond');
+  assert.equal(execStart[0], '/usr/bin/static-admissiond');
   assert.equal(execStart[1], 'serve');
   assert.equal(flag('admission-config'), `${MANIFEST_ROOT}/admission-config.yaml`);
   for (const name of ['tls-cert-file', 'tls-private-key-file']) {
@@ -270,7 +224,7 @@ function withTempUnit<T>(fn: (path: string) => T): T {
   try {
     const path = join(dir, 'static-admissiond.service');
     const text = unitText
-      .replace(/^ExecStart=\/usr\/local\/bin\/static-admissiond /m, `ExecStart=${process.execPath} `)
+      .replace(/^ExecStart=\/usr\/bin\/static-admissiond /m, `ExecStart=${process.execPath} `)
       .replace(/^ExecStartPost=node /m, `ExecStartPost=${process.execPath} `);
     assert.notEqual(text, unitText);
     writeFileSync(path, text);

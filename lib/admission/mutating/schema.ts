@@ -1,15 +1,21 @@
-// The structured-merge schema an ApplyConfiguration is merged with: the merge markers of the core, apps and batch
-// types (list-types.generated.ts, from scripts/gen-list-types.mjs), and how an object's apiVersion/kind finds its
-// root type. A kind the data does not hold is merged as structured-merge-diff merges an object it has no schema for
-// (DeducedParseableType): maps merged key by key, lists and scalars replaced, with only `metadata` typed.
+// The structured-merge schema an ApplyConfiguration is merged with: every built-in kind kube-apiserver 1.36 serves,
+// converted from its OpenAPI v3 as its type converter converts it (merge-schema.generated.ts, from
+// scripts/gen-merge-schema.mjs), and how an object's apiVersion/kind finds its root type. A kind the data does not
+// hold (a custom resource: this daemon has no API access to read its schema) is merged as structured-merge-diff
+// merges an object it has no schema for (DeducedParseableType): maps merged key by key, lists and scalars replaced,
+// with only `metadata` typed.
 import { ownValue } from '../../json/own.js';
-import { mergeSchema } from './list-types.generated.js';
+import { mergeSchema } from './merge-schema.generated.js';
 
-/** One field's shape: `s` scalar, `a` opaque JSON (replaced whole), `o` a named struct, `m` a map, `l` a list. */
+/**
+ * One field's shape: `s` scalar, `a` opaque JSON (replaced whole), `d` untyped (merged as deduced: maps key by
+ * key), `o` a named struct (`a` overriding its atomicity where the field says so), `m` a map, `l` a list.
+ */
 export type FieldShape =
   | { readonly t: 's' }
   | { readonly t: 'a' }
-  | { readonly t: 'o'; readonly n: string }
+  | { readonly t: 'd' }
+  | { readonly t: 'o'; readonly n: string; readonly a?: 0 | 1 }
   | { readonly t: 'm'; readonly v: FieldShape; readonly a?: 1 }
   | {
       readonly t: 'l';
@@ -22,8 +28,8 @@ export type FieldShape =
       readonly d?: Readonly<Record<string, string | number | boolean>>;
     };
 
-/** A value's shape for the merge: a schema shape, `d` deduced (no schema), or `u` a root of an unknown kind. */
-export type Shape = FieldShape | { readonly t: 'd' } | { readonly t: 'u' };
+/** A value's shape for the merge: a schema shape (`d` also where there is no schema), or `u` a root of an unknown kind. */
+export type Shape = FieldShape | { readonly t: 'u' };
 
 export interface StructSchema {
   /** +structType=atomic: replaced whole, never merged */
@@ -42,12 +48,12 @@ const unknownRoot: Shape = Object.freeze({ t: 'u' });
 const objectMeta: FieldShape = Object.freeze({ t: 'o', n: 'metav1.ObjectMeta' });
 
 export function structSchema(name: string): StructSchema | undefined {
-  return ownValue(mergeSchema.types, name);
+  return ownValue(mergeSchema().types, name);
 }
 
 /** The shape of an object of this apiVersion/kind: its root struct, or an unknown root. */
 export function rootShape(apiVersion: string, kind: string): Shape {
-  const name = ownValue(mergeSchema.roots, `${apiVersion} ${kind}`);
+  const name = ownValue(mergeSchema().roots, `${apiVersion} ${kind}`);
   return name === undefined ? unknownRoot : { t: 'o', n: name };
 }
 
@@ -75,6 +81,6 @@ export function declaresFields(shape: Shape): boolean {
 
 /** Whether a map-like shape is atomic (replaced whole). */
 export function isAtomicMap(shape: Shape): boolean {
-  if (shape.t === 'o') return structSchema(shape.n)?.atomic === true;
+  if (shape.t === 'o') return shape.a === undefined ? structSchema(shape.n)?.atomic === true : shape.a === 1;
   return shape.t === 'm' && shape.a === 1;
 }

@@ -7,13 +7,13 @@
 //     of type int32` (sigs.k8s.io/json, field names from the root; the first such error in document order), or the
 //     error of a type's own UnmarshalJSON (resource.Quantity, metav1.Time, intstr.IntOrString);
 //   - otherwise fields the type does not have: `strict decoding error: unknown field "spec.x"`.
-// Checked for the core, apps and batch kinds (decode-types.generated.ts, from scripts/gen-decode-types.mjs); other
-// kinds (custom resources are decoded as unstructured upstream too) accept any field.
+// Checked for every built-in kind kube-apiserver 1.36 serves (decode-types.generated.ts, from
+// scripts/gen-decode-types.mjs); custom resources accept any field (upstream decodes them as unstructured).
 import { interpretError, StrictWalker } from '../../api/strict-walker.js';
 import type { ScalarChecks } from '../../api/strict-walker.js';
 import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
 import { ownValue, stringifyJson } from '../../json/index.js';
-import { decodeRoots, decodeSchema } from './decode-types.generated.js';
+import { decodeTypes } from './decode-types.generated.js';
 
 type JsonObject = { [key: string]: Parameters<StrictWalker['object']>[0][string] };
 
@@ -28,7 +28,12 @@ function quantityError(value: unknown): string | undefined {
   }
 }
 
-const scalars: ScalarChecks = { 'resource.Quantity': quantityError };
+/** apiextensions/v1 JSONSchemaPropsOrBool UnmarshalJSON (marshal.go): a schema object, true or false. */
+function schemaOrBoolError(value: unknown): string | undefined {
+  return typeof value === 'boolean' || (typeof value === 'object' && value !== null && !Array.isArray(value)) ? undefined : 'boolean or JSON schema expected';
+}
+
+const scalars: ScalarChecks = { 'resource.Quantity': quantityError, 'apiextensions.JSONSchemaPropsOrBool': schemaOrBoolError };
 
 /**
  * The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes.
@@ -38,11 +43,12 @@ const scalars: ScalarChecks = { 'resource.Quantity': quantityError };
 export function decodeError(apiVersion: string, kind: string, object: unknown, known?: unknown): string | undefined {
   const interpret = interpretError(object);
   if (interpret !== undefined) return interpret;
-  const root = ownValue(decodeRoots, `${apiVersion} ${kind}`);
-  const type = root === undefined ? undefined : ownValue(decodeSchema, root);
+  const { roots, types } = decodeTypes();
+  const root = ownValue(roots, `${apiVersion} ${kind}`);
+  const type = root === undefined ? undefined : ownValue(types, root);
   if (type === undefined) return undefined;
   const walk = (sortKeys: boolean, skip: unknown): StrictWalker => {
-    const walker = new StrictWalker(decodeSchema, { sortKeys, scalars, check: true });
+    const walker = new StrictWalker(types, { sortKeys, scalars, check: true });
     walker.object((object ?? {}) as JsonObject, type, '', '', skip);
     return walker;
   };

@@ -4,7 +4,7 @@
 // an empty `omitempty` field. Every map field of the built-in types is `omitempty` (k8s.io/api v0.36.3 has none
 // without), so a map a mutation left empty or null — the labels after removing the last one, `data: {}` added by a
 // patch — is absent for the next expression and the next JSON Patch, and in the object answered.
-import { decodeRoots, decodeSchema } from './decode-types.generated.js';
+import { decodeTypes } from './decode-types.generated.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -15,7 +15,7 @@ const isObject = (v: unknown): v is Record<string, Json> => typeof v === 'object
  * when nothing is dropped, or the kind has no Go type here (custom resources stay as sent: unstructured upstream).
  */
 export function withoutEmptyMaps(object: unknown, apiVersion: string, kind: string): unknown {
-  const root = decodeRoots[`${apiVersion} ${kind}`];
+  const root = decodeTypes().roots[`${apiVersion} ${kind}`];
   if (root === undefined || !isObject(object)) return object;
   return prune(object, root);
 }
@@ -37,7 +37,7 @@ function prune(value: Json, type: string): Json {
     const element = t.slice(t.indexOf(']') + 1);
     return pruneEntries(value, () => element, () => false);
   }
-  const struct = decodeSchema[t];
+  const struct = decodeTypes().types[t];
   if (struct === undefined || !isObject(value)) return value;
   return pruneEntries(value, (k) => struct.fields[k]?.type, (k, v) => {
     const fieldType = struct.fields[k]?.type ?? '';

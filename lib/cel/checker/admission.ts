@@ -6,6 +6,7 @@ import { AUTHORIZER_VARIABLES, DECLARATIONS } from '../declarations.js';
 import type { CelEnvironment, CompileRequest } from '../types.js';
 import { functionTable, JSON_PATCH_FIELDS, JSON_PATCH_TYPE, KUBERNETES_STRUCTS, OBJECT_TYPE, typeIdentifiers, VARIABLES_TYPE_NAME, variableFieldType } from './environment.js';
 import type { CheckEnvironment, FunctionProfile, StructFields } from './environment.js';
+import type { ObjectTypes } from './schema-types.js';
 import { parseType } from './signatures.js';
 import { DYN, structType } from './types.js';
 import type { Type } from './types.js';
@@ -93,10 +94,30 @@ function rootIdentifiers(kind: CelEnvironment, excluded: ReadonlySet<string>): R
   return identifiers;
 }
 
-/** The checker environment of a compile request. */
-export function admissionEnvironment(request: CompileRequest): CheckEnvironment {
+const typedIdentifiers = new WeakMap<ObjectTypes, Map<string, ReadonlyMap<string, Type>>>();
+
+/** The root identifiers with `object` and `oldObject` of the given types (typechecking.go createVariableOpts). */
+function withObjectTypes(identifiers: ReadonlyMap<string, Type>, key: string, types: ObjectTypes): ReadonlyMap<string, Type> {
+  let byKey = typedIdentifiers.get(types);
+  if (byKey === undefined) typedIdentifiers.set(types, (byKey = new Map()));
+  let typed = byKey.get(key);
+  if (typed === undefined) {
+    const built = new Map(identifiers);
+    for (const name of ['object', 'oldObject']) if (built.has(name)) built.set(name, types.object);
+    byKey.set(key, (typed = built));
+  }
+  return typed;
+}
+
+/**
+ * The checker environment of a compile request; with `objectTypes`, the type checker's environment
+ * (validating/typechecking.go buildEnvSet): `object` and `oldObject` of a kind's schema type.
+ */
+export function admissionEnvironment(request: CompileRequest, objectTypes?: ObjectTypes): CheckEnvironment {
   const kind: CelEnvironment = request.environment;
-  const identifiers = rootIdentifiers(kind, excludedRoots(request));
+  const excluded = excludedRoots(request);
+  const roots = rootIdentifiers(kind, excluded);
+  const identifiers = objectTypes === undefined ? roots : withObjectTypes(roots, `${kind}\u0000${[...excluded].join(',')}`, objectTypes);
   const variables = variableFields(request);
   const mutating = kind === 'mutatingPolicy';
   return {
@@ -106,6 +127,8 @@ export function admissionEnvironment(request: CompileRequest): CheckEnvironment 
     formatValidation: true,
     structFields(name: string): StructFields | undefined {
       if (name === VARIABLES_TYPE_NAME) return variables;
+      const typed = objectTypes?.structFields(name);
+      if (typed !== undefined) return typed;
       if (mutating && (name === OBJECT_TYPE || name.startsWith(`${OBJECT_TYPE}.`))) return 'dynamic';
       if (mutating && name === JSON_PATCH_TYPE) return JSON_PATCH_FIELDS;
       return KUBERNETES_STRUCTS.get(name);

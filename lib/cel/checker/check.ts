@@ -254,7 +254,7 @@ class Checker implements MacroHost {
   }
 
   /** checker.go checkSelectField */
-  private selectField(node: EngineNode, operand: EngineNode, field: string, optional: boolean): Type {
+  private selectField(node: EngineNode, operand: EngineNode, field: string, optional: boolean, at?: number): Type {
     const operandType = substitute(this.mappings, this.check(operand), false);
     const isOpt = isOptional(operandType);
     const target = isOpt ? operandType.params[0]! : operandType;
@@ -264,14 +264,14 @@ class Checker implements MacroHost {
         result = target.params[1]!;
         break;
       case 'struct':
-        result = this.fieldType(this.anchor(node), target.name, field) ?? ERROR;
+        result = this.fieldType(at ?? this.anchor(node), target.name, field) ?? ERROR;
         break;
       case 'param':
         this.assignable(DYN, target);
         result = DYN;
         break;
       default:
-        if (!isDynOrError(target)) this.report(this.anchor(node), `type '${formatType(target)}' does not support field selection`);
+        if (!isDynOrError(target)) this.report(at ?? this.anchor(node), `type '${formatType(target)}' does not support field selection`);
         result = DYN;
     }
     return substitute(this.mappings, isOpt || optional ? optionalOf(result) : result, false);
@@ -292,7 +292,7 @@ class Checker implements MacroHost {
 
   private checkGlobalCall(node: EngineNode): Type {
     const [name, args] = node.args as [string, EngineNode[]];
-    if (name === 'has' && args.length === 1) return this.checkHas(args[0]!);
+    if (name === 'has' && args.length === 1) return this.checkHas(node, args[0]!);
     if (name === CONSTRUCT_FUNCTION) return this.checkConstruction(args);
     if (name === OPTIONAL_ENTRY_FUNCTION) return this.report(this.anchor(node), undeclared(name));
     const types = args.map((a) => this.check(a));
@@ -301,11 +301,12 @@ class Checker implements MacroHost {
     return this.resolveDecl(fn, types, false, this.anchor(node));
   }
 
-  private checkHas(arg: EngineNode): Type {
+  private checkHas(call: EngineNode, arg: EngineNode): Type {
     // parser/macro.go makeHas: only a field selection
     if (arg.op !== '.') return this.report(this.anchor(arg), 'invalid argument to has() macro');
     const [operand, field] = arg.args as [EngineNode, string];
-    this.selectField(arg, operand, field, false);
+    // the expansion (a test-only select) takes the macro call's position, so its errors point at `has(`'s paren
+    this.selectField(arg, operand, field, false, this.anchor(call));
     return BOOL;
   }
 

@@ -409,11 +409,14 @@ class Planner implements LoopPlanner {
     const macro = planMacro(this, name, target, argNodes, scope);
     if (macro !== undefined) return macro;
     const receiver = this.plan(target, scope);
+    // cel-go v0.26.0's decorateOptionalOr (cel/library.go) short-circuits both: a receiver that is not an optional
+    // (a list or map reached through `dyn`, say) is returned unchanged, and `or`'s alternative is returned as it
+    // evaluates, optional or not. Later cel-go releases make the former an error; policies in the wild rely on it.
     if (name === 'orValue' && argNodes.length === 1) {
       const fallback = this.plan(argNodes[0]!, scope);
       return (s) => {
         const o = receiver(s);
-        if (!(o instanceof CelOptional)) throw noSuchOverload('orValue', o);
+        if (!(o instanceof CelOptional)) return o;
         return o.hasValue() ? o.value() : fallback(s);
       };
     }
@@ -421,11 +424,8 @@ class Planner implements LoopPlanner {
       const other = this.plan(argNodes[0]!, scope);
       return (s) => {
         const o = receiver(s);
-        if (!(o instanceof CelOptional)) throw noSuchOverload('or', o);
-        if (o.hasValue()) return o;
-        const alt = other(s);
-        if (!(alt instanceof CelOptional)) throw noSuchOverload('or', o, alt);
-        return alt;
+        if (!(o instanceof CelOptional) || o.hasValue()) return o;
+        return other(s);
       };
     }
     const args = [receiver, ...argNodes.map((a) => this.plan(a, scope))];

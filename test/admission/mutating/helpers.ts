@@ -34,6 +34,8 @@ export function loadHooks(yaml: string): readonly PolicyHook[] {
 export interface PolicyOptions {
   readonly resources?: string;
   readonly group?: string;
+  /** apiVersions, as YAML: default `v1` */
+  readonly versions?: string;
   readonly operations?: string;
   readonly failurePolicy?: 'Fail' | 'Ignore';
   readonly reinvocationPolicy?: 'Never' | 'IfNeeded';
@@ -59,7 +61,7 @@ spec:
   reinvocationPolicy: ${o.reinvocationPolicy ?? 'Never'}
   matchConstraints:
     resourceRules:
-    - {apiGroups: ["${o.group ?? ''}"], apiVersions: [v1], operations: ${o.operations ?? '[CREATE, UPDATE]'}, resources: [${o.resources ?? 'pods'}]}
+    - {apiGroups: ["${o.group ?? ''}"], apiVersions: [${o.versions ?? 'v1'}], operations: ${o.operations ?? '[CREATE, UPDATE]'}, resources: [${o.resources ?? 'pods'}]}
 ${o.extra ?? ''}  mutations:
 ${m}---
 apiVersion: admissionregistration.k8s.io/v1

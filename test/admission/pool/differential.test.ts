@@ -123,7 +123,7 @@ const mixedRequests: Array<[string, AdmissionRequest]> = [
     r.requestResource = r.resource;
     r.namespace = '';
   })],
-  // kube-apiserver never sends admission-configuration objects to webhooks: no built-in guard runs here
+  // kube-apiserver never sends admission-configuration objects to webhooks registered through the API: no built-in guard runs here
   ['a ValidatingAdmissionPolicy named *.static.k8s.io', configMap((r) => {
     r.kind = { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' };
     r.resource = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies' };

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/apiserver/pkg/admission"
+	genericfeatures "k8s.io/apiserver/pkg/features"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	// The same API groups kube-apiserver installs into legacyscheme (k8s.io/kubernetes pkg/controlplane/
+	// import_known_versions.go), so built-in objects decode, convert and default as they do there.
+	_ "k8s.io/kubernetes/pkg/apis/admission/install"
+	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
+	_ "k8s.io/kubernetes/pkg/apis/apiserverinternal/install"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/authentication/install"
+	_ "k8s.io/kubernetes/pkg/apis/authorization/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
+	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/extensions/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
+	_ "k8s.io/kubernetes/pkg/apis/imagepolicy/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
+
+	// Registers kube-apiserver's own feature gates (and their 1.36 defaults) into the default gate.
+	_ "k8s.io/kubernetes/pkg/features"
+)
+
+// enableUpstreamDefaults turns on the gates a 1.36 apiserver with staticManifestsDir runs with: the KEP-5793 loader is
+// alpha (off by default) and must be enabled for staticManifestsDir to be accepted at all; everything else keeps its
+// 1.36 default (MutatingAdmissionPolicy is GA and on).
+func enableUpstreamDefaults() error {
+	gate := fmt.Sprintf("%s=true", genericfeatures.ManifestBasedAdmissionControlConfig)
+	if err := utilfeature.DefaultMutableFeatureGate.Set(gate); err != nil {
+		return fmt.Errorf("setting feature gate %s: %w", gate, err)
+	}
+	return nil
+}
+
+// objectInterfaces is what the apiserver's handlers pass to admission for built-in kinds: legacyscheme converts,
+// defaults and creates them. Custom (unstructured) objects only pass through it unconverted, as for CRDs.
+func objectInterfaces() admission.ObjectInterfaces {
+	return admission.NewObjectInterfacesFromScheme(legacyscheme.Scheme)
+}
