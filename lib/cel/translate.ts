@@ -18,6 +18,28 @@ const TOKEN_TEXT: Readonly<Record<string, string>> = {
   IDENTIFIER: 'IDENTIFIER',
 };
 
+/**
+ * ANTLR's expected set where an expression must start, which depends on what opened it (cel-go's CEL.g4): a call's
+ * argument list may be empty (`)`), a list or map literal may be empty, hold optional entries (`?`) and end in a
+ * comma, an index may be optional (`[?`), and a message construction `T{` expects a field name.
+ */
+function expressionStartAt(source: string, start: number): string {
+  let i = start - 1;
+  while (i >= 0 && /\s/.test(source[i]!)) i--;
+  const opener = source[i];
+  let j = i - 1;
+  while (j >= 0 && /\s/.test(source[j]!)) j--;
+  const word = /[A-Za-z_][A-Za-z0-9_]*$/.exec(source.slice(0, j + 1))?.[0];
+  const afterOperand = (word !== undefined && word !== 'in') || /[)\]}`]/.test(source[j] ?? '');
+  const atoms = "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+  if (opener === '(' && afterOperand) return `{'[', '{', '(', ')', '.', '-', '!', ${atoms}}`;
+  if (opener === '[' && afterOperand) return `{'[', '{', '(', '.', '-', '!', '?', ${atoms}}`;
+  if (opener === '[') return `{'[', ']', '{', '(', '.', ',', '-', '!', '?', ${atoms}}`;
+  if (opener === '{' && afterOperand) return "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}";
+  if (opener === '{') return `{'[', '{', '}', '(', '.', ',', '-', '!', '?', ${atoms}}`;
+  return EXPRESSION_START;
+}
+
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
@@ -35,9 +57,14 @@ export function translateParseError(source: string, error: EngineError): Issue {
   const text = tokenAt(source, start, end);
   switch (error.code) {
     case 'unexpected_token':
-      return { offset: start, message: `Syntax error: mismatched input '${text}' expecting ${EXPRESSION_START}` };
+      return { offset: start, message: `Syntax error: mismatched input '${text}' expecting ${expressionStartAt(source, start)}` };
     case 'expected_token': {
       const expected = /^Expected (\w+),/.exec(summary)?.[1] ?? '';
+      if (expected === 'IDENTIFIER' && text === '<EOF>') {
+        // after `.?` a field name, plain or escaped; after a bare `.` ANTLR cannot tell the alternatives apart
+        if (source.slice(0, start).trimEnd().endsWith('.?')) return { offset: start, message: "Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}" };
+        if (source.slice(0, start).trimEnd().endsWith('.')) return { offset: start, message: "Syntax error: no viable alternative at input '.'" };
+      }
       return { offset: start, message: `Syntax error: mismatched input '${text}' expecting ${TOKEN_TEXT[expected] ?? expected}` };
     }
     case 'unexpected_character':

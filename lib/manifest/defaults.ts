@@ -7,7 +7,6 @@ import type {
   MutatingWebhook,
   MutatingWebhookConfiguration,
   NamedRuleWithOperations,
-  ParamRef,
   RuleWithOperations,
   ValidatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding,
@@ -40,10 +39,6 @@ function defaultMatchResources(m: MatchResources | null | undefined): void {
   defaultRules(m.excludeResourceRules);
 }
 
-function defaultParamRef(p: ParamRef | null | undefined): void {
-  if (p) p.parameterNotFoundAction ??= 'Deny';
-}
-
 export function defaultValidatingWebhookConfiguration(c: ValidatingWebhookConfiguration): void {
   for (const w of c.webhooks ?? []) defaultWebhook(w);
 }
@@ -70,7 +65,8 @@ export function defaultMutatingAdmissionPolicy(p: MutatingAdmissionPolicy): void
 export function defaultPolicyBinding(b: ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding): void {
   if (!b.spec) return;
   defaultMatchResources(b.spec.matchResources);
-  defaultParamRef(b.spec.paramRef);
+  // no default for paramRef.parameterNotFoundAction: only v1alpha1 has one (pkg/apis/admissionregistration/
+  // v1alpha1/defaults.go); a v1 binding without it is refused by validation (Required value) before the static check
 }
 
 /** Applies the defaults of the given (non-List) kind. */

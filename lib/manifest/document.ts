@@ -222,7 +222,9 @@ class Converter {
         const key = keyString(this.convert(item.key, path, depth + 1, viaAlias));
         const childPath = path === '' ? key : `${path}.${key}`;
         if (seen.has(key)) {
-          const range = (item.key as YamlNode | null)?.range;
+          // go-yaml v2 (setMapIndex) reports the line of the value node, not the key: for a block mapping or
+          // sequence value, the line its first entry is on
+          const range = (item.value as YamlNode | null)?.range ?? (item.key as YamlNode | null)?.range;
           const line = range && this.lines ? this.lines.linePos(range[0]).line : 0;
           this.onDuplicate(childPath, key, line);
         }

@@ -143,7 +143,7 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
     for (const item of decoded.items) {
       let itemDecoded: DecodedDocument;
       try {
-        itemDecoded = decodeDocumentValue(item, JSON.stringify(item));
+        itemDecoded = decodeDocumentValue(item, JSON.stringify(item), pluginKinds[plugin].family, decoded.keyOrder);
       } catch (err) {
         steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
         return false;
@@ -176,7 +176,7 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
 function* computeSteps(plugin: PluginName, text: string): Steps<readonly DocumentStep[]> {
   let decoded: DecodedDocument;
   try {
-    decoded = decodeDocumentText(text);
+    decoded = decodeDocumentText(text, pluginKinds[plugin].family);
   } catch (err) {
     return [{ error: asManifestError(err) }];
   }

@@ -37,17 +37,26 @@ const registered = new Map<string, ReadonlySet<string>>([
       'MutatingAdmissionPolicyBinding']),
     ...optionKinds,
   ])],
-  ['v1', new Set(['List', 'Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList'])],
 ]);
+
+/**
+ * Kinds added with AddUnversionedTypes (the loader's metav1 List and Status, and metav1's own unversioned kinds):
+ * runtime.Scheme.New finds them by kind alone (apimachinery pkg/runtime/scheme.go), so under any apiVersion.
+ */
+const unversioned: ReadonlySet<string> = new Set(['List', 'Status', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList']);
+
+/** A metav1.List, whatever apiVersion the document gives it. */
+export const isList = (kind: string): boolean => kind === 'List';
 
 /** Go's name for the decoded type, as `%T` prints it in `unsupported resource type %T`. */
 export function goTypeName(apiVersion: string, kind: string): string {
+  if (unversioned.has(kind) && !registered.get(apiVersion)?.has(kind)) return `*v1.${kind}`;
   const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
   return `*${version}.${kind}`;
 }
 
 export function isRegistered(apiVersion: string, kind: string): boolean {
-  return registered.get(apiVersion)?.has(kind) ?? false;
+  return (registered.get(apiVersion)?.has(kind) ?? false) || unversioned.has(kind);
 }
 
 export function isV1Kind(apiVersion: string, kind: string): kind is V1Kind {

@@ -175,3 +175,26 @@ table('Kubernetes quantity, url, ip, cidr, semver', [
   ["semver(object.s).major() == 0", 'No Major.Minor.Patch elements found', 'k8s pkg/cel/library/semverlib.go (blang/semver Parse)'],
   ["quantity(object.lab) == quantity('1')", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", 'k8s pkg/cel/library/quantity.go'],
 ]);
+
+// upstream: cel-go v0.26.0 parser/gen/CEL.g4 via ANTLR's error strategy (the expected set at the offending token),
+// as kube-apiserver 1.36.3 reports them (answers of the upstream-oracle)
+describe('syntax errors name the tokens ANTLR expected where the expression is cut', () => {
+  const atoms = "'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER";
+  const rows: ReadonlyArray<[string, string]> = [
+    ['object.nope(', `mismatched input '<EOF>' expecting {'[', '{', '(', ')', '.', '-', '!', ${atoms}}`],
+    ['(', `mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', ${atoms}}`],
+    ['[', `mismatched input '<EOF>' expecting {'[', ']', '{', '(', '.', ',', '-', '!', '?', ${atoms}}`],
+    ['{', `mismatched input '<EOF>' expecting {'[', '{', '}', '(', '.', ',', '-', '!', '?', ${atoms}}`],
+    ['x[', `mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', '?', ${atoms}}`],
+    ['Object{', "mismatched input '<EOF>' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"],
+    ['x.?', "mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}"],
+    ['x.', "no viable alternative at input '.'"],
+  ];
+  for (const [expression, message] of rows) {
+    it(expression, () => {
+      const result = compileExpression({ expression, environment: 'validatingPolicy' });
+      assert.equal(result.ok, false);
+      assert.match(result.ok ? '' : result.message, new RegExp(`Syntax error: ${message.replace(/[[\]{}()?.*+^$|\\]/g, '\\$&')}`));
+    });
+  }
+});

@@ -5,7 +5,7 @@ import { parseManifestDocument } from '../../lib/manifest/document.js';
 
 const decodeError = (text: string): string => {
   try {
-    decodeDocumentText(text);
+    decodeDocumentText(text, 'policy');
   } catch (err) {
     return (err as Error).message;
   }
@@ -31,7 +31,8 @@ webhooks:
   bogus: true
 spec: {}
 `);
-  assert.equal(msg, 'strict decoding error: unknown field "metadata.foo", unknown field "webhooks[0].bogus", unknown field "spec"');
+  // in sorted key order (YAMLToJSON), as the upstream-oracle answers for this document
+  assert.equal(msg, 'strict decoding error: unknown field "metadata.foo", unknown field "spec", unknown field "webhooks[0].bogus"');
 });
 
 test('duplicate YAML keys: go-yaml wording with the line of the repeated key', () => {
@@ -56,7 +57,7 @@ kind: ValidatingAdmissionPolicy
 metadata: {name: p.static.k8s.io, creationTimestamp: null}
 spec: {}
 status: {}
-`);
+`, 'policy');
   assert.equal(decoded.type, 'object');
   assert.deepEqual(decoded.type === 'object' && decoded.object.metadata, { name: 'p.static.k8s.io' });
 });
@@ -75,6 +76,47 @@ test('wrong JSON types are hard errors worded as encoding/json', () => {
     'illegal base64 data at input byte 3');
 });
 
+// upstream: k8s.io/kubernetes pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35 and
+// webhook/manifest/loader/loader.go:41 (`scheme = runtime.NewScheme()`), named by apimachinery util/naming
+// GetNameFromCallsite in a -trimpath release build
+test('a kind outside the scheme names the scheme of the plugin family\'s loader', () => {
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n';
+  assert.throws(() => decodeDocumentText(pod, 'policy'), { message: 'no kind "Pod" is registered for version "v1" in scheme "pkg/admission/plugin/policy/manifest/loader/validating_loader.go:35"' });
+  assert.throws(() => decodeDocumentText(pod, 'webhook'), { message: 'no kind "Pod" is registered for version "v1" in scheme "pkg/admission/plugin/webhook/manifest/loader/loader.go:41"' });
+});
+
+// upstream: go.yaml.in/yaml/v2 v2.4.3 decode.go setMapIndex (the line of n.children[i+1], the value node)
+test('a duplicate key with a block value is reported on the line the value starts', () => {
+  const msg = decodeError('apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {}\nspec:\n  failurePolicy: Fail\n');
+  assert.equal(msg, 'strict decoding error: yaml: unmarshal errors:\n  line 6: key "spec" already set in map');
+});
+
+// upstream: sigs.k8s.io/yaml YAMLToJSON (json.Marshal of Go maps: sorted keys) before the strict JSON decode, which
+// reports unknown fields in the order it meets them
+test('unknown fields of a YAML document are reported in sorted key order; of JSON, as written', () => {
+  const head = 'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\n';
+  assert.equal(decodeError(head + 'zeta: 0\nspec: {zeta: 1, alpha: 2}\n'), 'strict decoding error: unknown field "spec.alpha", unknown field "spec.zeta", unknown field "zeta"');
+  const json = '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"p"},"zeta":0,"spec":{"zeta":1,"alpha":2}}';
+  assert.equal(decodeError(json), 'strict decoding error: unknown field "zeta", unknown field "spec.zeta", unknown field "spec.alpha"');
+});
+
+// upstream: the loaders' codecs decode every registered version strictly (serializer.EnableStrict) before the accept
+// functions refuse what is not v1 (answers of the upstream-oracle)
+test('another registered version is decoded strictly too: its strict errors come before the unsupported type', () => {
+  assert.equal(decodeError('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: p}\nwebhooks: [{name: a, bogus: 1}]\n'), 'strict decoding error: unknown field "webhooks[0].bogus"');
+  assert.equal(decodeError('apiVersion: v1\nkind: Status\nmessage: a\nmessage: b\n'), 'strict decoding error: yaml: unmarshal errors:\n  line 4: key "message" already set in map');
+  assert.equal(decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1alpha1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\n', 'policy').type, 'foreign');
+});
+
+// upstream: apimachinery pkg/runtime/scheme.go New (unversionedKinds found by kind alone); the loaders'
+// AddUnversionedTypes(metav1.SchemeGroupVersion, &metav1.List{}, &metav1.Status{})
+test('the unversioned kinds decode under any apiVersion: a List of another group is a list', () => {
+  const d = decodeDocumentText('apiVersion: example.com/v9\nkind: List\nitems: [{kind: X}]\n', 'policy');
+  assert.equal(d.type, 'list');
+  const status = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1\nkind: Status\n', 'policy');
+  assert.deepEqual(status, { type: 'foreign', goType: '*v1.Status' });
+});
+
 test('kinds outside the scheme, missing kind or apiVersion', () => {
   assert.match(decodeError('apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n'), /^no kind "Pod" is registered for version "v1" in scheme /);
   assert.match(decodeError('apiVersion: apps/v1\nkind: Deployment\n'), /^no kind "Deployment" is registered for version "apps\/v1"/);
@@ -84,13 +126,13 @@ test('kinds outside the scheme, missing kind or apiVersion', () => {
 });
 
 test('registered foreign kinds decode to their Go type (the loader then refuses them)', () => {
-  const d = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n');
+  const d = decodeDocumentText('apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n', 'policy');
   assert.deepEqual(d, { type: 'foreign', goType: '*v1beta1.ValidatingWebhookConfiguration' });
-  assert.equal(decodeDocumentText('apiVersion: v1\nkind: Status\n').type, 'foreign');
+  assert.equal(decodeDocumentText('apiVersion: v1\nkind: Status\n', 'policy').type, 'foreign');
 });
 
 test('a generic v1 List yields its raw items', () => {
-  const d = decodeDocumentText('apiVersion: v1\nkind: List\nitems:\n- {kind: X}\n- {apiVersion: v1}\n');
+  const d = decodeDocumentText('apiVersion: v1\nkind: List\nitems:\n- {kind: X}\n- {apiVersion: v1}\n', 'policy');
   assert.equal(d.type, 'list');
   assert.deepEqual(d.type === 'list' && d.items, [{ kind: 'X' }, { apiVersion: 'v1' }]);
 });
@@ -108,5 +150,5 @@ test('malformed YAML, alias bombs and deep nesting are errors, not crashes', () 
 
 test('binary garbage is a decode error naming what went wrong', () => {
   const garbage = Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x9c, 0x3a, 0x20, 0x5b]).toString('utf8');
-  assert.throws(() => decodeDocumentText(garbage), (err: Error) => err.message.length > 0);
+  assert.throws(() => decodeDocumentText(garbage, 'policy'), (err: Error) => err.message.length > 0);
 });

@@ -74,6 +74,13 @@ test('binding constraints and references', () => {
   assert.equal(r.error, 'binding "b.static.k8s.io" references policy "q.static.k8s.io" which does not exist in the manifest directory');
 });
 
+// upstream: k8s.io/kubernetes pkg/apis/admissionregistration/v1/defaults.go (no ParamRef default in v1; v1alpha1 has
+// one), validation/validation.go validateParamRef, run by policy/manifest/loader before the static-only checks
+test('a v1 paramRef without parameterNotFoundAction is not defaulted: validation refuses it first', () => {
+  const r = load('ValidatingAdmissionPolicy', { 'a.yaml': vap('p.static.k8s.io') + '---\n' + vapb('b.static.k8s.io', 'p.static.k8s.io', '  paramRef: {name: x}\n') });
+  assert.equal(r.error, `error loading ${join(r.dir, 'a.yaml')}: ValidatingAdmissionPolicyBinding "b.static.k8s.io": spec.paramRef.parameterNotFoundAction: Required value`);
+});
+
 test('paramKind is not supported for static policies', () => {
   const r = load('ValidatingAdmissionPolicy', { 'a.yaml': vap('p.static.k8s.io', '  paramKind: {apiVersion: v1, kind: ConfigMap}\n') });
   assert.equal(r.error, `error loading ${join(r.dir, 'a.yaml')}: ValidatingAdmissionPolicy "p.static.k8s.io": spec.paramKind is not supported for static manifests`);

@@ -22,6 +22,7 @@ import { defaultObject } from '../defaulting/index.js';
 import { matchConditions } from '../match-conditions.js';
 import { forbiddenStatus } from '../status.js';
 import { applyMutation } from './patchers.js';
+import { withoutEmptyMaps } from './typed-object.js';
 import type { ObjectKind } from './patchers.js';
 import { compiledMutatingPolicy } from './policy.js';
 import type { CompiledMutatingPolicy } from './policy.js';
@@ -257,8 +258,9 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
         // a JSON Patch that changed the object had it decoded strictly (one that changed nothing did not)
         if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
-        // the scheme's defaulting after every mutation (dispatcher.go dispatchOne)
-        v.object = defaultObject(outcome.object, kind);
+        // held as its Go type (typed-object.ts), then the scheme's defaulting, after every mutation
+        // (dispatcher.go dispatchOne)
+        v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind), kind);
         v.dirty = true;
       }
       if (before !== v.object && !equalJson(before, v.object)) {

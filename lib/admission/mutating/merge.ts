@@ -77,13 +77,21 @@ export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] 
       errors.push(...schemaErrors(child, value[key], `${path}.${key}`));
     }
   } else if (Array.isArray(value) && shape.t === 'l') {
+    // an apply configuration is converted without typed.AllowDuplicates (patch/smd.go): a key or set value twice is
+    // an error (structured-merge-diff v6 typed/validate.go visitListItems)
+    const seen = new Set<string>();
     value.forEach((item, i) => {
       if (shape.lt === 'map' && elementKey(shape, item) === undefined) {
         const missing = (shape.k ?? []).find((k) => !(isObject(item) && Object.hasOwn(item, k)) && defaultOf(shape, k) === undefined) ?? '';
         errors.push(`${path}: element ${i}: associative list with keys has an element that omits key field ${JSON.stringify(missing)} (and doesn't have default value)`);
         return;
       }
-      errors.push(...schemaErrors(shape.e, item, `${path}${pathElement(shape, i, item)}`));
+      const element = pathElement(shape, i, item);
+      if (shape.lt === 'map' || shape.lt === 'set') {
+        if (seen.has(element)) errors.push(`${path}: duplicate entries for key ${element}`);
+        seen.add(element);
+      }
+      errors.push(...schemaErrors(shape.e, item, `${path}${element}`));
     });
   }
   return errors;

@@ -24,6 +24,7 @@ import { forbiddenStatus } from '../status.js';
 import { compiledPolicy, validatePolicy } from './validator.js';
 import type { CompiledPolicy, PolicyDecision, PolicyScope, ValidateResult } from './validator.js';
 import { setOwn } from '../../json/own.js';
+import { goJsonMarshal } from '../../validation/go-format.js';
 
 export const validationFailureKey = 'validation.policy.admission.k8s.io/validation_failure';
 /** maxAuditAnnotationValueLength */
@@ -302,7 +303,9 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
         checked = true;
         checks.push({ policy: policy.name, binding: bindingName, errorType: checkErrorType(d), enforcementAction, seconds });
       };
-      for (const d of value.decisions) {
+      // upstream publishes the decision's position in Decisions as expressionIndex (validating/dispatcher.go
+      // `for i, decision := range`): 0 for the one decision of a failed matchCondition or setup
+      for (const [position, d] of value.decisions.entries()) {
         if (d.action === 'admit') {
           if (d.evaluation === 'error') check(d, 'allow');
           continue;
@@ -312,12 +315,15 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
             denials.push({ policy: policy.name, binding: bindingName, message: d.message, reason: d.reason });
             check(d, 'deny');
           } else if (action === 'Audit') {
-            addAnnotation(validationFailureKey, JSON.stringify([{
-              message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: d.index, validationActions: actions,
+            // utiljson.Marshal (encoding/json): <, >, & and U+2028/9 escaped as \u003c…, as upstream records it
+            addAnnotation(validationFailureKey, goJsonMarshal([{
+              message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: position, validationActions: actions,
             }]));
             check(d, 'audit');
           } else if (action === 'Warn') {
-            warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
+            // warning.AddWarning: the apiserver's recorder keeps one of each text (endpoints/filters/warning.go)
+            const warning = `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`;
+            if (!warnings.includes(warning)) warnings.push(warning);
             check(d, 'warn');
           }
         }

@@ -158,3 +158,34 @@ describe('reinvocation', () => {
     assert.deepEqual(response, { uid: 'u-1', allowed: false, status: { code: 403, message: 'no' } });
   });
 });
+
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/mutating (the patched object decoded into its Go type after
+// each mutation, read again through DefaultUnstructuredConverter: omitempty maps left empty are gone)
+describe('the object between mutations is held as its Go type', () => {
+  it('a map a mutation empties is absent for the next mutation and in the answer', async () => {
+    const emptied = { jsonPatch: '[JSONPatch{op: "remove", path: "/metadata/labels/app"}]' };
+    const reads = { jsonPatch: '[JSONPatch{op: "add", path: "/metadata/annotations", value: {"had-labels": string(has(object.metadata.labels))}}]' };
+    const result = await mutate(loadHooks(policy('p', [emptied, reads])), requestFor(aPod()));
+    assert.equal(result.response.allowed, true);
+    const meta = (result.patched as { metadata: Record<string, unknown> }).metadata;
+    assert.equal(meta['labels'], undefined);
+    assert.deepEqual(meta['annotations'], { 'had-labels': 'false' });
+  });
+
+  it('an empty map added by a patch is not answered', async () => {
+    const addsEmpty = { jsonPatch: '[JSONPatch{op: "add", path: "/metadata/annotations", value: {}}]' };
+    const result = await mutate(loadHooks(policy('p', [addsEmpty])), requestFor(aPod()));
+    assert.equal((result.patched as { metadata: Record<string, unknown> }).metadata['annotations'], undefined);
+  });
+});
+
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/mutating/patch/smd.go (the patch object converted without
+// typed.AllowDuplicates), structured-merge-diff v6 typed/validate.go visitListItems
+describe('an apply configuration with a key twice is refused', () => {
+  it('duplicate entries in an associative list and in a set', async () => {
+    const twice = { applyConfiguration: 'Object{metadata: Object.metadata{finalizers: ["a/b", "a/b"]}, spec: Object.spec{containers: [Object.spec.containers{name: "x"}, Object.spec.containers{name: "x", image: "y"}]}}' };
+    const result = await mutate(loadHooks(policy('p', [twice])), requestFor(aPod()));
+    assert.equal(result.response.allowed, false);
+    assert.equal(result.response.status?.message, "policy 'p.static.k8s.io' with binding 'p-binding.static.k8s.io' denied request: error applying patch: failed to convert patch object to typed object: errors:\n  .metadata.finalizers: duplicate entries for key [=\"a/b\"]\n  .spec.containers: duplicate entries for key [name=\"x\"]");
+  });
+});

@@ -87,6 +87,46 @@ test('Warn and Audit bindings admit with upstream warning text and audit annotat
   }
 });
 
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/validating/dispatcher.go (utiljson.Marshal of
+// []ValidationFailureValue: encoding/json's HTML escaping)
+test('the validation_failure annotation is encoded as encoding/json encodes it: <, > and & escaped', () => {
+  const { hooks, cleanup } = hooksOf({
+    'p.yaml': policy('p.static.k8s.io', `  - expression: "size(object.metadata.name) > 10 && true"\n`) + binding('a.static.k8s.io', 'p.static.k8s.io', '[Audit]'),
+  });
+  try {
+    const verdict = dispatchValidatingPolicies(hooks, capture('003-validate-UPDATE-ConfigMap-cm1'));
+    assert.equal(verdict.auditAnnotations[validationFailureKey], '[{"message":"failed expression: size(object.metadata.name) \\u003e 10 \\u0026\\u0026 true","policy":"p.static.k8s.io","binding":"a.static.k8s.io","expressionIndex":0,"validationActions":["Audit"]}]');
+  } finally {
+    cleanup();
+  }
+});
+
+// upstream: k8s.io/apiserver pkg/admission/plugin/policy/validating/dispatcher.go (expressionIndex is the
+// decision's position: `for i, decision := range validationResult.Decisions`)
+test('a failed matchCondition is published as the first decision: expressionIndex 0', () => {
+  const extra = `  failurePolicy: Fail\n  matchConditions:\n  - {name: m, expression: "object.metadata.labels['absent'] == 'x'"}\n`;
+  const { hooks, cleanup } = hooksOf({ 'p.yaml': policy('p.static.k8s.io', `  - expression: "true"\n`, extra) + binding('a.static.k8s.io', 'p.static.k8s.io', '[Audit]') });
+  try {
+    const verdict = dispatchValidatingPolicies(hooks, capture('003-validate-UPDATE-ConfigMap-cm1'));
+    const failures = JSON.parse(verdict.auditAnnotations[validationFailureKey]!) as Array<{ expressionIndex: number }>;
+    assert.equal(failures[0]!.expressionIndex, 0);
+  } finally {
+    cleanup();
+  }
+});
+
+// upstream: k8s.io/apiserver pkg/endpoints/filters/warning.go (the recorder keeps one of each warning text)
+test('the same Warn text from two validations is one warning', () => {
+  const validations = `  - {expression: "false", message: same}\n  - {expression: "1 == 2", message: same}\n`;
+  const { hooks, cleanup } = hooksOf({ 'p.yaml': policy('p.static.k8s.io', validations) + binding('w.static.k8s.io', 'p.static.k8s.io', '[Warn]') });
+  try {
+    const verdict = dispatchValidatingPolicies(hooks, capture('003-validate-UPDATE-ConfigMap-cm1'));
+    assert.deepEqual(verdict.warnings, ["Validation failed for ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'w.static.k8s.io': same"]);
+  } finally {
+    cleanup();
+  }
+});
+
 test('evaluation errors follow failurePolicy; variables are lazy and shared; auditAnnotations published per policy', () => {
   const validations = `  - expression: "variables.size > 0 && object.data.missing == 'x'"\n`;
   const extra = `  variables:\n  - {name: size, expression: "size(object.data)"}\n  auditAnnotations:\n  - {key: data-size, valueExpression: "string(variables.size)"}\n`;
