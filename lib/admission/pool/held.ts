@@ -48,7 +48,11 @@ export class HeldWorkers {
 
   /** Whether thread `threadId` has been evaluating one request for longer than heldAfterMs at `now` (epoch ms). */
   isHeld(threadId: number, now = Date.now()): boolean {
-    const slot = this.#slot(threadId);
+    return this.#slotHeld(this.#slot(threadId), now);
+  }
+
+  /** Whether the worker in table slot `slot` (-1: none) is held at `now`; a held one's priority is lowered. */
+  #slotHeld(slot: number, now: number): boolean {
     if (slot < 0) return false;
     const since = this.table.busySince[slot]!;
     if (since === 0 || now - since <= this.heldAfterMs) return false;
@@ -71,8 +75,7 @@ export class HeldWorkers {
     let smallest = Infinity;
     for (const id of threadIds) {
       const slot = this.#slot(id);
-      if (slot < 0) return 0;
-      if (!this.isHeld(id, now)) return 0;
+      if (!this.#slotHeld(slot, now)) return 0;
       smallest = Math.min(smallest, this.table.busyBytes[slot]!);
     }
     return Number.isFinite(smallest) ? smallest : 0;
