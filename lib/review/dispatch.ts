@@ -13,10 +13,11 @@
 //
 // Isolation (docs/adr/0004; the pool's side is pool/held.ts): while every worker is held by a long evaluation, a
 // request less than half the size of each request holding them is evaluated inline (inlineWhileHeld). An inline
-// evaluation slower than `runawayMs` (a request near the CEL cost limit) is not averaged in: it keeps requests of its
-// body size or more than half of it off the main thread for `runawayMemoryMs` (CEL's cost grows with the object: one of half the size of a request that ran
-// away may run away too), so each further runaway on the main thread must be at most half the size of the previous
-// one: a handful per period at most, whatever an attacker sends. A wrong guess only sends a request to the pool.
+// evaluation slower than `runawayMs` (a request near the CEL cost limit) is not averaged in: it keeps requests of at
+// least half its body size off the main thread for `runawayMemoryMs` (CEL's cost grows with the object: one of half
+// the size of a request that ran away may run away too), so each further runaway on the main thread must be at most
+// half the size of the previous one: a handful per period at most, whatever an attacker sends. A wrong guess only
+// sends a request to the pool.
 import { performance } from 'node:perf_hooks';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import type { PolicyPool } from '../admission/pool/pool.js';

@@ -7,7 +7,7 @@
 // the clock's nanoseconds (`Pod741079423.spec…`); those digits are the one difference allowed. Also: the committed
 // kinds.generated.ts is what the generator writes now. Needs Go (the first build of upstream takes minutes): skipped
 // without it, except in CI, where it fails.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,10 +24,13 @@ const goMissing = spawnSync('go', ['version'], { stdio: 'ignore' }).error !== un
 const needsGo = { skip: goMissing && process.env['CI'] !== 'true' ? 'go not installed' : false, timeout: 900_000 } as const;
 const tool = join(root, 'tools/kind-schemas');
 
+const buildDir = tempDir('sad-kind-schemas-');
+after(() => buildDir.cleanup());
+
 let binary: string | undefined;
 function kindSchemas(...args: string[]): string {
   if (binary === undefined) {
-    const built = join(tempDir('sad-kind-schemas-').dir, 'kind-schemas');
+    const built = join(buildDir.dir, 'kind-schemas');
     execFileSync('go', ['build', '-o', built, '.'], { cwd: tool, stdio: ['ignore', 'ignore', 'inherit'] });
     binary = built;
   }
