@@ -615,6 +615,10 @@ describe('readers never observe a partial set', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
+    // a wait below that fails must fail the test, not leave the sampler spinning until the file's timeout
+    t.after(() => {
+      sampling = false;
+    });
     h.source.on('reload', (e) => {
       if (e.outcome === 'reloaded') seen.add(h.source.current()!);
     });
