@@ -207,7 +207,7 @@ function parseUncached(request: CompileRequest): ParsedExpression | { failure: C
 
   // cel-go's parser limits, and unary runs reduced (same offsets as the expression)
   const prepared = beforeParse(expression);
-  if ('issue' in prepared) return { failure: invalid(compilationFailed(expression, [prepared.issue])) };
+  if ('issues' in prepared) return { failure: invalid(compilationFailed(expression, prepared.issues)) };
   // Everything below works on the rewritten text; issues are moved back to the original before rendering.
   const rewritten = rewriteConstructions(prepared.source);
   const source = rewritten.source;
@@ -251,13 +251,14 @@ function compileUncached(request: CompileRequest): CompileResult {
   } catch (error) {
     return internal(error);
   }
-  if (references.issues.length > 0 || undeclaredTypes.length > 0) {
+  if (references.issues.length > 0 || undeclaredTypes.issues.length > 0) {
     // cel-go reports undeclared names and type errors together; the checker finds the undeclared names too
     const typeIssues = checked.fromValidators ? [] : checked.issues;
     const seen = new Set(references.issues.map((i) => `${i.offset}\u0000${i.message}`));
     const issues = [...references.issues, ...typeIssues.filter((i) => !seen.has(`${i.offset}\u0000${i.message}`))];
     // (the construction sites are in original offsets already)
-    return invalid(compilationFailed(expression, [...original(issues), ...undeclaredTypes]));
+    const outside = original(issues).filter((i) => !undeclaredTypes.inside(i.offset));
+    return invalid(compilationFailed(expression, [...outside, ...undeclaredTypes.issues]));
   }
   if (checked.issues.length > 0 && !checked.fromValidators) return fail(checked.issues);
   // the AST validators (base.go 1.29: duration, timestamp and regex literals, homogeneous aggregate literals)
@@ -353,8 +354,8 @@ export interface StandaloneCompileRequest {
 export function compileStandalone(request: StandaloneCompileRequest): CompileResult {
   const expression = request.expression;
   const env = standaloneEnvironment(request.variables ?? {});
-  const prepared = beforeParse(expression);
-  if ('issue' in prepared) return invalid(compilationFailed(expression, [prepared.issue]));
+  const prepared = beforeParse(expression, { identEscapes: true });
+  if ('issues' in prepared) return invalid(compilationFailed(expression, prepared.issues));
   const rewritten = rewriteConstructions(prepared.source);
   if (rewritten.issue !== undefined) return invalid(compilationFailed(expression, [rewritten.issue]));
   let program: EngineProgram;

@@ -26,6 +26,8 @@ export interface ConstructionSite {
   readonly offset: number;
   /** original offset of the `{` (where cel-go anchors the construction) */
   readonly brace: number;
+  /** original offset just past its `}` (the end of the source while unclosed) */
+  end: number;
 }
 
 export interface RewrittenExpression {
@@ -74,6 +76,8 @@ interface Frame {
   entryOptional: boolean;
   /** the OPTIONAL_ENTRY_FUNCTION call around the current element / value is open */
   wrapOpen: boolean;
+  /** a construction's site */
+  site?: ConstructionSite;
 }
 
 function frame(kind: Frame['kind'], state: FieldState, literal: boolean): Frame {
@@ -296,6 +300,7 @@ class Rewriter {
   /** Closes a construction at its `}`: the optional field names and the end of the call. */
   private close(frame: Frame, token: Token): void {
     this.frames.pop();
+    if (frame.site !== undefined) frame.site.end = token.end;
     const names = frame.optionalFields.map((n) => JSON.stringify(n)).join(', ');
     this.insert(token.end, `, [${names}])`, token.end);
   }
@@ -318,8 +323,9 @@ class Rewriter {
         // The inserted call stands for the type name: a syntax error at it (`[A{} B{}]`) points at the name.
         this.blank(name.start, token.start);
         this.insert(token.start, `${CONSTRUCT_FUNCTION}(${JSON.stringify(name.type)}, `, name.start);
-        this.constructions.push({ type: name.type, offset: name.start, brace: token.start });
-        this.frames.push(frame('construction', 'start', false));
+        const site: ConstructionSite = { type: name.type, offset: name.start, brace: token.start, end: Number.POSITIVE_INFINITY };
+        this.constructions.push(site);
+        this.frames.push({ ...frame('construction', 'start', false), site });
         return true;
       }
       case '}':

@@ -1,22 +1,30 @@
 // What happens around the engine's parse so that parsing accepts and refuses what cel-go's parser does, and so that
 // nothing after it recurses deeper than cel-go's limits allow (a deep expression is an error, never a blown stack):
-//   before: the size limit, the grammar's recursion limit (limits.ts), unary runs (unary.ts);
+//   before: the size limit, cel-go's own grammar and error recovery for syntax errors (grammar/), the grammar's
+//           recursion limit (limits.ts), unary runs (unary.ts);
 //   after:  the visitor's depth limit (limits.ts), then `&&` / `||` chains balanced (balance.ts).
 import { balanceLogic } from './balance.js';
 import type { EngineNode } from './engine.js';
+import { celParseIssues } from './grammar/syntax-errors.js';
+import type { ParseOptions } from './grammar/syntax-errors.js';
 import type { Issue } from './issues.js';
 import { lex } from './lexer.js';
 import { nestingIssue, sizeIssue, visitorDepthIssue } from './limits.js';
 import { collapseUnaryRuns } from './unary.js';
 
-/** The text to parse (same offsets as the expression), or the issue that ends compilation before parsing. */
-export function beforeParse(expression: string): { readonly source: string } | { readonly issue: Issue } {
+/** The text to parse (same offsets as the expression), or the issues that end compilation before parsing. */
+export function beforeParse(expression: string, options: ParseOptions = {}): { readonly source: string } | { readonly issues: readonly Issue[] } {
   const size = sizeIssue(expression);
-  if (size !== undefined) return { issue: size };
+  if (size !== undefined) return { issues: [size] };
+  // Parse errors are reported as cel-go reports them, every error its recovery finds and what its visitor adds;
+  // the engine parses only what cel-go's parser accepts.
+  const syntax = celParseIssues(expression, options);
+  if (syntax.length > 0) return { issues: syntax };
   const tokens = lex(expression);
   const nesting = nestingIssue(tokens);
-  if (nesting !== undefined) return { issue: nesting };
-  return collapseUnaryRuns(expression, tokens);
+  if (nesting !== undefined) return { issues: [nesting] };
+  const collapsed = collapseUnaryRuns(expression, tokens);
+  return 'issue' in collapsed ? { issues: [collapsed.issue] } : collapsed;
 }
 
 /** Checks and reshapes the engine's AST of `source` in place; the issue that ends compilation, if any. */

@@ -2,7 +2,8 @@
 // with serializer.EnableStrict does: unknown and duplicate fields are strict errors (all reported together), a wrong
 // JSON type is a hard error worded as encoding/json words it, null leaves a field unset.
 import { apiSchema } from '../api/schema.generated.js';
-import type { ApiType } from '../api/schema.js';
+import type { ApiSchema, ApiType } from '../api/schema.js';
+import { schemaForVersion } from '../api/version-schemas.js';
 import { interpretError, StrictWalker } from '../api/strict-walker.js';
 import { DocumentSyntaxError, parseManifestDocument } from './document.js';
 import { setOwn } from '../json/own.js';
@@ -79,8 +80,9 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   if (!isV1Kind(apiVersion, kind)) {
     // the scheme decodes every version it registers strictly, so an object the loader will not accept still has
     // its strict errors reported first; admissionregistration's other versions have v1's fields
-    const sameKind = apiVersion.startsWith('admissionregistration.k8s.io/') && Object.hasOwn(apiSchema, kind) ? apiSchema[kind as V1Kind] : undefined;
-    if (sameKind !== undefined) strictDecode(obj, sameKind, duplicateErrors, keyOrder);
+    const schema = schemaForVersion(apiVersion);
+    const sameKind = apiVersion.startsWith('admissionregistration.k8s.io/') && Object.hasOwn(schema, kind) ? schema[kind] : undefined;
+    if (sameKind !== undefined) strictDecode(obj, sameKind, duplicateErrors, keyOrder, schema);
     else if (duplicateErrors.length > 0) throw new DecodeError(`strict decoding error: ${duplicateErrors.join(', ')}`);
     return { type: 'foreign', goType };
   }
@@ -97,12 +99,12 @@ const listType: ApiType = {
   },
 };
 
-function strictDecode(obj: JsonObject, type: ApiType, duplicateErrors: readonly string[], keyOrder: KeyOrder): JsonObject {
-  let walker = new StrictWalker(apiSchema);
+function strictDecode(obj: JsonObject, type: ApiType, duplicateErrors: readonly string[], keyOrder: KeyOrder, schema: ApiSchema = apiSchema): JsonObject {
+  let walker = new StrictWalker(schema);
   const out = walker.object(obj, type, '', '');
   if (keyOrder === 'sorted' && (walker.typeError !== undefined || walker.unknown.length > 1)) {
     // which error comes first depends on the order the keys are met: walked again as upstream meets them
-    walker = new StrictWalker(apiSchema);
+    walker = new StrictWalker(schema);
     walker.object(withSortedKeys(obj) as JsonObject, type, '', '');
   }
   const strict = [...duplicateErrors, ...walker.unknown];

@@ -59,11 +59,14 @@ interface PolicyCompiler {
   readonly variableTypes: Record<string, string>;
   /** whether the policy has a paramKind (compile.go HasParams) */
   readonly params: boolean;
+  /** whether `variables` is declared: a ValidatingAdmissionPolicy compiles with composition only when it declares
+   *  variables (validation.go validateValidatingAdmissionPolicySpec, needsComposition), a mutating one always */
+  readonly composition: boolean;
 }
 
 /** The declarations every expression of a policy compiles with. */
-function declarations(pc: PolicyCompiler): { variableTypes: Readonly<Record<string, string>>; params: boolean } {
-  return { variableTypes: pc.variableTypes, params: pc.params };
+function declarations(pc: PolicyCompiler): { variableTypes: Readonly<Record<string, string>>; params: boolean; composition: boolean } {
+  return { variableTypes: pc.variableTypes, params: pc.params, composition: pc.composition };
 }
 
 function variableNamesOf(variables: readonly Variable[]): string[] {
@@ -255,7 +258,7 @@ function validateValidatingAdmissionPolicySpec(obj: ValidatingAdmissionPolicy, c
   const fldPath = Path.of('spec');
   const spec = obj.spec ?? {};
   const variables = spec.variables ?? [];
-  const pc: PolicyCompiler = { compile, environment: 'validatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
+  const pc: PolicyCompiler = { compile, environment: 'validatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind), composition: variables.length > 0 };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
   errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
   errs.push(...validateVariables(pc, variables, fldPath.child('variables')));
@@ -408,7 +411,7 @@ function validateMutatingAdmissionPolicySpec(obj: MutatingAdmissionPolicy, compi
   const fldPath = Path.of('spec');
   const spec = obj.spec ?? {};
   const variables = spec.variables ?? [];
-  const pc: PolicyCompiler = { compile, environment: 'mutatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind) };
+  const pc: PolicyCompiler = { compile, environment: 'mutatingPolicy', allVariables: variableNamesOf(variables), variableTypes: {}, params: isSet(spec.paramKind), composition: true };
   const errs = validatePolicyHead(spec.failurePolicy, spec.paramKind, spec.matchConstraints, fldPath);
   if (isSet(spec.matchConstraints)) errs.push(...validateMutatingOperations(spec.matchConstraints, fldPath.child('matchConstraints')));
   errs.push(...validateMatchConditions(spec.matchConditions, { compile, environment: pc.environment, params: pc.params, composition: false }, fldPath.child('matchConditions')));
