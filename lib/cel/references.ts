@@ -47,6 +47,9 @@ const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escape
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
+/** The name a root-scoped `.name` resolves to in the empty container (cel-go containers.ResolveCandidateNames). */
+export const rootName = (name: string): string => (name.startsWith('.') ? name.slice(1) : name);
+
 function isBound(scope: Scope | undefined, name: string): boolean {
   for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;
   return false;
@@ -141,10 +144,12 @@ class ReferenceChecker {
     }
   }
 
-  private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): void {
+  private visitIdent(node: EngineNode, written: string, scope: Scope | undefined): void {
+    // `.name` resolves as `name` (cel-go's checker finds comprehension variables for it too), reported as written
+    const name = rootName(written);
     if (isBound(scope, name)) return;
     if (!this.declared.has(name) || this.excluded.has(name)) {
-      this.report(node.pos, undeclaredReference(name));
+      this.report(node.pos, undeclaredReference(written));
       return;
     }
     if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) this.usesAuthorizer = true;

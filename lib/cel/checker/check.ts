@@ -170,7 +170,10 @@ class Checker implements MacroHost {
     return true;
   }
 
-  private lookupIdent(name: string): Type | undefined {
+  private lookupIdent(written: string): Type | undefined {
+    // `.name` resolves as `name`, comprehension variables included (cel-go checker: the candidate names of a
+    // leading-dot name in the empty container are just `name`)
+    const name = written.startsWith('.') ? written.slice(1) : written;
     for (let s = this.scope; s !== undefined; s = s.parent) {
       const t = s.vars.get(name);
       if (t !== undefined) return t;

@@ -146,13 +146,15 @@ class Planner implements LoopPlanner {
     return this.constant(v);
   }
 
-  private ident(name: string, scope: Scope | undefined): Eval {
+  private ident(written: string, scope: Scope | undefined): Eval {
+    // `.name` resolves as `name`, as the checker resolved it
+    const name = written.startsWith('.') ? written.slice(1) : written;
     const slot = lookup(scope, name);
     if (slot !== undefined) return (s) => s.slots[slot];
     if (this.options.variables.has(name)) return this.variable(name);
     const type = TYPE_IDENTIFIERS.get(name);
     if (type !== undefined) return constant(type);
-    return failing(`undeclared reference to '${name}' (in container '')`);
+    return failing(`undeclared reference to '${written}' (in container '')`);
   }
 
   private variable(name: string): Eval {
