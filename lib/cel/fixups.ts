@@ -134,6 +134,12 @@ class Fixer {
         if (rooted !== undefined) node.args = rooted;
         return;
       }
+      case 'call': {
+        const [name, args] = node.args as [string, MutableNode[]];
+        const rooted = this.ctx.rootedNames?.get(name);
+        if (rooted !== undefined) node.args = [rooted, args];
+        break;
+      }
       default:
     }
     this.visitChildren(node.args);

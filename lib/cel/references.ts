@@ -73,7 +73,8 @@ const declaredByKind = new Map<CelEnvironment, ReadonlySet<string>>();
 function declaredIdentifiers(kind: CelEnvironment): ReadonlySet<string> {
   let declared = declaredByKind.get(kind);
   if (declared === undefined) {
-    declared = new Set([...engineFor(kind).builtinIdentifiers, ...DECLARATIONS[kind].variables]);
+    // `timestamp` and `duration` are type identifiers to cel-go's checker (checker/stdlib.ts TYPE_IDENTIFIERS)
+    declared = new Set([...engineFor(kind).builtinIdentifiers, ...DECLARATIONS[kind].variables, 'timestamp', 'duration']);
     declaredByKind.set(kind, declared);
   }
   return declared;
@@ -102,8 +103,10 @@ class ReferenceChecker {
     this.issues.push({ offset, message });
   }
 
-  private checkFunction(name: string, parenOffset: number): void {
-    if (!this.functions.has(name) || NAMESPACED_ONLY.has(name)) this.report(parenOffset, undeclaredReference(name));
+  private checkFunction(written: string, parenOffset: number): void {
+    // `.fn(…)` resolves as `fn`; `has` is a macro, never a function
+    const name = rootName(written);
+    if (!this.functions.has(name) || NAMESPACED_ONLY.has(name) || (name !== written && name === 'has')) this.report(parenOffset, undeclaredReference(written));
   }
 
   visit(node: EngineNode, scope: Scope | undefined): void {

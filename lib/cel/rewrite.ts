@@ -228,8 +228,12 @@ class Rewriter {
    * (`` a.`b-c` `` → a placeholder identifier, renamed back by fixups.ts).
    */
   private lexical(token: Token, i: number): void {
+    if (isPunct(token, ',') && this.emptyWithComma(i)) {
+      this.blank(token.start, token.end);
+      return;
+    }
     if (isPunct(token, '.') && !this.indexes(i) && this.tokens[i + 1]?.kind === 'ident' && !this.namesConstruction(i + 1)) {
-      this.rootedName(token, this.tokens[i + 1]!, this.tokens[i + 2]);
+      this.rootedName(token, this.tokens[i + 1]!);
       return;
     }
     if (token.kind === 'number' && token.text.startsWith('.') && !this.indexes(i)) {
@@ -251,20 +255,24 @@ class Rewriter {
   }
 
   /**
-   * `.name`: cel-go's name resolved from the root scope (in the empty container, as `name`, but never a
-   * comprehension's variable). The engine does not parse it: a call's dot is blanked (functions have no scopes),
-   * a variable becomes a placeholder that fixups.ts names `.name` for the checker and the planner.
+   * `.name` and `.fn(…)`: cel-go's names resolved from the root scope (in the empty container: as `name`, `fn`). The
+   * engine does not parse them: the name becomes a placeholder that fixups.ts names `.name`, which the checker, the
+   * reference check and the planner resolve as `name` and report as written. A call so named expands no macro.
    */
-  private rootedName(dot: Token, name: Token, after: Token | undefined): void {
-    if (isPunct(after, '(')) {
-      this.blank(dot.start, dot.end);
-      return;
-    }
+  private rootedName(dot: Token, name: Token): void {
     const placeholder = `__static_admissiond_root_${this.rootedNames.size}`;
     this.rootedNames.set(placeholder, `.${name.text}`);
     // cel-go places the identifier at its name, not at the dot
     this.blank(dot.start, dot.end);
     this.replace(name.start, name.end, placeholder);
+  }
+
+  /** `[,]` or `{,}`: the grammar's optional trailing comma in an empty list or map literal. */
+  private emptyWithComma(i: number): boolean {
+    const before = this.tokens[i - 1];
+    const after = this.tokens[i + 1];
+    if (isPunct(before, '[')) return isPunct(after, ']') && !this.indexes(i - 1);
+    return isPunct(before, '{') && isPunct(after, '}') && constructionName(this.tokens, i - 1) === undefined;
   }
 
   /** Whether the name starting at tokens[i] (`a.b.C`) is a construction's type name (followed by `{`). */
@@ -383,7 +391,7 @@ class Rewriter {
 
 const NO_FIELD_NAMES: ReadonlyMap<string, string> = new Map();
 
-const NEEDS_REWRITE = /[{?`]|\.[0-9]|[bB][rR]['"]|(?:^|[^\w\s)\]}'"`])\s*\.\s*[A-Za-z_]/;
+const NEEDS_REWRITE = /[{?`]|\.[0-9]|[bB][rR]['"]|\[\s*,|(?:^|[^\w\s)\]}'"`])\s*\.\s*[A-Za-z_]/;
 
 function identity(source: string): RewrittenExpression {
   return {

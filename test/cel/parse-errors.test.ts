@@ -83,3 +83,31 @@ describe('names with a leading dot (cel-go root-scoped names)', () => {
     });
   }
 });
+
+describe('type names, empty literals with a trailing comma and rooted calls, as upstream compiles them', () => {
+  // upstream (tools/upstream-oracle compile): cel-go's checker declares `timestamp` and `duration` as type
+  // identifiers the interpreter cannot plan; `dyn` is no identifier; `[,]` and `{,}` are the grammar's empty literals
+  // with their optional trailing comma; `.fn(…)` names no macro
+  for (const [expression, errors] of [
+    ['object.metadata.creationTimestamp < timestamp', "ERROR: <input>:1:35: found no matching overload for '_<_' applied to '(dyn, type(timestamp))'\n | object.metadata.creationTimestamp < timestamp\n | ..................................^"],
+    ['type(object) == dyn', "ERROR: <input>:1:17: undeclared reference to 'dyn' (in container '')\n | type(object) == dyn\n | ................^"],
+    ['.has(object.metadata)', "ERROR: <input>:1:5: undeclared reference to '.has' (in container '')\n | .has(object.metadata)\n | ....^"],
+  ] as const) {
+    it(JSON.stringify(expression), () => {
+      const result = compileExpression({ expression, environment: 'validatingPolicy', expect: 'bool' });
+      assert.equal(result.ok ? '' : result.message, `compilation failed: ${errors}`);
+    });
+  }
+
+  it('a program naming timestamp fails to instantiate', () => {
+    const result = compileExpression({ expression: 'type(object) == timestamp', environment: 'validatingPolicy', expect: 'bool' });
+    assert.equal(result.ok, false);
+    assert.equal(result.ok ? '' : result.message, 'program instantiation failed: reference to undefined type: timestamp');
+  });
+
+  it('[,] and {,} are empty literals', () => {
+    const result = compileExpression({ expression: '[,] == [] && {,} == {} && [1,] == [1]', environment: 'validatingPolicy', expect: 'bool' });
+    assert.ok(result.ok, result.ok ? '' : result.message);
+    assert.equal(result.compiled.evaluate({}), true);
+  });
+});

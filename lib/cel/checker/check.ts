@@ -299,7 +299,8 @@ class Checker implements MacroHost {
     if (name === CONSTRUCT_FUNCTION) return this.checkConstruction(args);
     if (name === OPTIONAL_ENTRY_FUNCTION) return this.report(this.anchor(node), undeclared(name));
     const types = args.map((a) => this.check(a));
-    const fn = this.env.functions.get(name);
+    // `.fn(…)` resolves as `fn` (a macro name too, as a function: `.has` is undeclared)
+    const fn = this.env.functions.get(name.startsWith('.') ? name.slice(1) : name);
     if (fn === undefined) return this.report(this.anchor(node), undeclared(name));
     return this.resolveDecl(fn, types, false, this.anchor(node));
   }

@@ -154,6 +154,9 @@ class Planner implements LoopPlanner {
     if (this.options.variables.has(name)) return this.variable(name);
     const type = TYPE_IDENTIFIERS.get(name);
     if (type !== undefined) return constant(type);
+    // checked as type identifiers, unknown to cel-go's interpreter (interpreter/planner.go planIdent: the type
+    // provider finds no type of that name)
+    if (name === 'timestamp' || name === 'duration') throw new ProgramInstantiationError(`reference to undefined type: ${name}`);
     return failing(`undeclared reference to '${written}' (in container '')`);
   }
 
@@ -324,7 +327,9 @@ class Planner implements LoopPlanner {
   }
 
   private call(node: EngineNode, scope: Scope | undefined): Eval {
-    const [name, argNodes] = node.args as [string, EngineNode[]];
+    const [written, argNodes] = node.args as [string, EngineNode[]];
+    // `.fn(…)` resolves as `fn`, as the checker resolved it
+    const name = written.startsWith('.') ? written.slice(1) : written;
     if (name === 'has' && argNodes.length === 1) return this.has(argNodes[0]!, scope);
     if (name === OPTIONAL_ENTRY_FUNCTION) return failing('optional entries are only allowed in list and map literals');
     const impl = this.options.extraGlobals?.get(name) ?? GLOBAL.get(name);
