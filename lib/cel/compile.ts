@@ -217,7 +217,7 @@ function parseUncached(request: CompileRequest): ParsedExpression | { failure: C
     program = parseProgram(environment, source);
     const depth = afterParse(program.ast, source);
     if (depth !== undefined) return { failure: invalid(compilationFailed(expression, [depth])) };
-    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables: qualifiedVariables(environment) });
+    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, rootedNames: rewritten.rootedNames, qualifiedVariables: qualifiedVariables(environment) });
   } catch (error) {
     const engineError = asEngineError(error);
     if (engineError === undefined) return { failure: internal(error) };
@@ -364,7 +364,7 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
     const depth = afterParse(program.ast, rewritten.source);
     if (depth !== undefined) return invalid(compilationFailed(expression, [depth]));
     const qualifiedVariables = new Set(Object.keys(request.variables ?? {}).filter((n) => n.includes('.')));
-    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, qualifiedVariables });
+    fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, rootedNames: rewritten.rootedNames, qualifiedVariables });
   } catch (error) {
     const engineError = asEngineError(error);
     if (engineError === undefined) return internal(error);

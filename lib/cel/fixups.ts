@@ -18,6 +18,8 @@ export interface FixupContext {
   toOriginal(offset: number): number;
   /** placeholder identifier → field name, for quoted field names */
   readonly fieldNames: ReadonlyMap<string, string>;
+  /** placeholder identifier → `.name`, for names with a leading dot (rewrite.ts rootedName) */
+  readonly rootedNames?: ReadonlyMap<string, string>;
   /** declared variables whose names are dotted (`a.b.c`), resolved as qualified identifiers */
   readonly qualifiedVariables?: ReadonlySet<string>;
 }
@@ -127,6 +129,17 @@ class Fixer {
           if (bytes !== undefined) node.args = bytes;
         }
         return;
+      case 'id': {
+        const rooted = this.ctx.rootedNames?.get(node.args as string);
+        if (rooted !== undefined) node.args = rooted;
+        return;
+      }
+      case 'call': {
+        const [name, args] = node.args as [string, MutableNode[]];
+        const rooted = this.ctx.rootedNames?.get(name);
+        if (rooted !== undefined) node.args = [rooted, args];
+        break;
+      }
       default:
     }
     this.visitChildren(node.args);

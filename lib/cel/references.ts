@@ -47,6 +47,9 @@ const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escape
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
 
+/** The name a root-scoped `.name` resolves to in the empty container (cel-go containers.ResolveCandidateNames). */
+export const rootName = (name: string): string => (name.startsWith('.') ? name.slice(1) : name);
+
 function isBound(scope: Scope | undefined, name: string): boolean {
   for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;
   return false;
@@ -70,7 +73,8 @@ const declaredByKind = new Map<CelEnvironment, ReadonlySet<string>>();
 function declaredIdentifiers(kind: CelEnvironment): ReadonlySet<string> {
   let declared = declaredByKind.get(kind);
   if (declared === undefined) {
-    declared = new Set([...engineFor(kind).builtinIdentifiers, ...DECLARATIONS[kind].variables]);
+    // `timestamp` and `duration` are type identifiers to cel-go's checker (checker/stdlib.ts TYPE_IDENTIFIERS)
+    declared = new Set([...engineFor(kind).builtinIdentifiers, ...DECLARATIONS[kind].variables, 'timestamp', 'duration']);
     declaredByKind.set(kind, declared);
   }
   return declared;
@@ -99,8 +103,10 @@ class ReferenceChecker {
     this.issues.push({ offset, message });
   }
 
-  private checkFunction(name: string, parenOffset: number): void {
-    if (!this.functions.has(name) || NAMESPACED_ONLY.has(name)) this.report(parenOffset, undeclaredReference(name));
+  private checkFunction(written: string, parenOffset: number): void {
+    // `.fn(…)` resolves as `fn`; `has` is a macro, never a function
+    const name = rootName(written);
+    if (!this.functions.has(name) || NAMESPACED_ONLY.has(name) || (name !== written && name === 'has')) this.report(parenOffset, undeclaredReference(written));
   }
 
   visit(node: EngineNode, scope: Scope | undefined): void {
@@ -141,10 +147,12 @@ class ReferenceChecker {
     }
   }
 
-  private visitIdent(node: EngineNode, name: string, scope: Scope | undefined): void {
+  private visitIdent(node: EngineNode, written: string, scope: Scope | undefined): void {
+    // `.name` resolves as `name` (cel-go's checker finds comprehension variables for it too), reported as written
+    const name = rootName(written);
     if (isBound(scope, name)) return;
     if (!this.declared.has(name) || this.excluded.has(name)) {
-      this.report(node.pos, undeclaredReference(name));
+      this.report(node.pos, undeclaredReference(written));
       return;
     }
     if (Object.hasOwn(AUTHORIZER_VARIABLES, name)) this.usesAuthorizer = true;

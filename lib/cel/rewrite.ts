@@ -38,6 +38,8 @@ export interface RewrittenExpression {
   readonly issue?: Issue;
   /** placeholder identifiers standing for quoted field names (`` a.`b-c` ``) → the field names */
   readonly fieldNames: ReadonlyMap<string, string>;
+  /** placeholder identifier → `.name`, for names written with a leading dot (cel-go's root-scoped names) */
+  readonly rootedNames: ReadonlyMap<string, string>;
   /** original offset of a rewritten offset */
   toOriginal(offset: number): number;
   /** whether the rewritten offset lies in inserted text (no original counterpart) */
@@ -125,6 +127,7 @@ class Rewriter {
   readonly edits: Edit[] = [];
   readonly constructions: ConstructionSite[] = [];
   readonly fieldNames = new Map<string, string>();
+  readonly rootedNames = new Map<string, string>();
   issue: Issue | undefined;
   private readonly frames: Frame[] = [];
 
@@ -225,6 +228,14 @@ class Rewriter {
    * (`` a.`b-c` `` → a placeholder identifier, renamed back by fixups.ts).
    */
   private lexical(token: Token, i: number): void {
+    if (isPunct(token, ',') && this.emptyWithComma(i)) {
+      this.blank(token.start, token.end);
+      return;
+    }
+    if (isPunct(token, '.') && !this.indexes(i) && this.tokens[i + 1]?.kind === 'ident' && !this.namesConstruction(i + 1)) {
+      this.rootedName(token, this.tokens[i + 1]!);
+      return;
+    }
     if (token.kind === 'number' && token.text.startsWith('.') && !this.indexes(i)) {
       this.insert(token.start, '0');
       return;
@@ -241,6 +252,34 @@ class Rewriter {
         this.replace(token.start, token.end, placeholder);
       }
     }
+  }
+
+  /**
+   * `.name` and `.fn(…)`: cel-go's names resolved from the root scope (in the empty container: as `name`, `fn`). The
+   * engine does not parse them: the name becomes a placeholder that fixups.ts names `.name`, which the checker, the
+   * reference check and the planner resolve as `name` and report as written. A call so named expands no macro.
+   */
+  private rootedName(dot: Token, name: Token): void {
+    const placeholder = `__static_admissiond_root_${this.rootedNames.size}`;
+    this.rootedNames.set(placeholder, `.${name.text}`);
+    // cel-go places the identifier at its name, not at the dot
+    this.blank(dot.start, dot.end);
+    this.replace(name.start, name.end, placeholder);
+  }
+
+  /** `[,]` or `{,}`: the grammar's optional trailing comma in an empty list or map literal. */
+  private emptyWithComma(i: number): boolean {
+    const before = this.tokens[i - 1];
+    const after = this.tokens[i + 1];
+    if (isPunct(before, '[')) return isPunct(after, ']') && !this.indexes(i - 1);
+    return isPunct(before, '{') && isPunct(after, '}') && constructionName(this.tokens, i - 1) === undefined;
+  }
+
+  /** Whether the name starting at tokens[i] (`a.b.C`) is a construction's type name (followed by `{`). */
+  private namesConstruction(i: number): boolean {
+    let j = i;
+    while (isPunct(this.tokens[j + 1], '.') && this.tokens[j + 2]?.kind === 'ident') j += 2;
+    return isPunct(this.tokens[j + 1], '{');
   }
 
   /**
@@ -352,13 +391,14 @@ class Rewriter {
 
 const NO_FIELD_NAMES: ReadonlyMap<string, string> = new Map();
 
-const NEEDS_REWRITE = /[{?`]|\.[0-9]|[bB][rR]['"]/;
+const NEEDS_REWRITE = /[{?`]|\.[0-9]|[bB][rR]['"]|\[\s*,|(?:^|[^\w\s)\]}'"`])\s*\.\s*[A-Za-z_]/;
 
 function identity(source: string): RewrittenExpression {
   return {
     source,
     constructions: [],
     fieldNames: NO_FIELD_NAMES,
+    rootedNames: NO_FIELD_NAMES,
     toOriginal: (offset) => Math.max(0, Math.min(offset, source.length)),
     isInserted: () => false,
   };
@@ -419,6 +459,7 @@ export function rewriteConstructions(source: string): RewrittenExpression {
     source: text,
     constructions: rewriter.constructions,
     fieldNames: rewriter.fieldNames,
+    rootedNames: rewriter.rootedNames,
     toOriginal(offset: number): number {
       const s = segmentAt(segments, offset);
       if (s === undefined) return offset <= 0 ? 0 : source.length;

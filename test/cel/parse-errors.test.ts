@@ -59,3 +59,55 @@ describe('CEL parse errors read as cel-go reports them', () => {
     assert.equal(message.match(/ERROR: <input>/g)?.length, 32);
   });
 });
+
+describe('names with a leading dot (cel-go root-scoped names)', () => {
+  // upstream (tools/upstream-oracle compile): `.name` resolves as `name` in the empty container, comprehension
+  // variables included; an unknown one is reported as written, at its name
+  it('resolve as the name and evaluate', () => {
+    const result = compileExpression({ expression: '.object.metadata.name == "a" && .size(object.spec.containers) > 0', environment: 'validatingPolicy', expect: 'bool' });
+    assert.ok(result.ok, result.ok ? '' : result.message);
+    assert.equal(result.compiled.evaluate({ object: { metadata: { name: 'a' }, spec: { containers: [{}] } } }), true);
+    const local = compileExpression({ expression: 'object.spec.containers.all(c, .c.name == "a")', environment: 'validatingPolicy', expect: 'bool' });
+    assert.ok(local.ok, local.ok ? '' : local.message);
+    assert.equal(local.compiled.evaluate({ object: { spec: { containers: [{ name: 'a' }, { name: 'b' }] } } }), false);
+  });
+
+  for (const [expression, errors] of [
+    ['.nope == 1', "ERROR: <input>:1:2: undeclared reference to '.nope' (in container '')\n | .nope == 1\n | .^"],
+    ['[1].all(object, .object.metadata.name == "a")', "ERROR: <input>:1:24: type 'int' does not support field selection\n | [1].all(object, .object.metadata.name == \"a\")\n | .......................^"],
+    ['object>.metadata.generation > 0', "ERROR: <input>:1:9: undeclared reference to '.metadata' (in container '')\n | object>.metadata.generation > 0\n | ........^\nERROR: <input>:1:29: found no matching overload for '_>_' applied to '(bool, int)'\n | object>.metadata.generation > 0\n | ............................^"],
+  ] as const) {
+    it(JSON.stringify(expression), () => {
+      const result = compileExpression({ expression, environment: 'validatingPolicy', expect: 'bool' });
+      assert.equal(result.ok ? '' : result.message, `compilation failed: ${errors}`);
+    });
+  }
+});
+
+describe('type names, empty literals with a trailing comma and rooted calls, as upstream compiles them', () => {
+  // upstream (tools/upstream-oracle compile): cel-go's checker declares `timestamp` and `duration` as type
+  // identifiers the interpreter cannot plan; `dyn` is no identifier; `[,]` and `{,}` are the grammar's empty literals
+  // with their optional trailing comma; `.fn(…)` names no macro
+  for (const [expression, errors] of [
+    ['object.metadata.creationTimestamp < timestamp', "ERROR: <input>:1:35: found no matching overload for '_<_' applied to '(dyn, type(timestamp))'\n | object.metadata.creationTimestamp < timestamp\n | ..................................^"],
+    ['type(object) == dyn', "ERROR: <input>:1:17: undeclared reference to 'dyn' (in container '')\n | type(object) == dyn\n | ................^"],
+    ['.has(object.metadata)', "ERROR: <input>:1:5: undeclared reference to '.has' (in container '')\n | .has(object.metadata)\n | ....^"],
+  ] as const) {
+    it(JSON.stringify(expression), () => {
+      const result = compileExpression({ expression, environment: 'validatingPolicy', expect: 'bool' });
+      assert.equal(result.ok ? '' : result.message, `compilation failed: ${errors}`);
+    });
+  }
+
+  it('a program naming timestamp fails to instantiate', () => {
+    const result = compileExpression({ expression: 'type(object) == timestamp', environment: 'validatingPolicy', expect: 'bool' });
+    assert.equal(result.ok, false);
+    assert.equal(result.ok ? '' : result.message, 'program instantiation failed: reference to undefined type: timestamp');
+  });
+
+  it('[,] and {,} are empty literals', () => {
+    const result = compileExpression({ expression: '[,] == [] && {,} == {} && [1,] == [1]', environment: 'validatingPolicy', expect: 'bool' });
+    assert.ok(result.ok, result.ok ? '' : result.message);
+    assert.equal(result.compiled.evaluate({}), true);
+  });
+});

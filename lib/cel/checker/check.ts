@@ -170,7 +170,10 @@ class Checker implements MacroHost {
     return true;
   }
 
-  private lookupIdent(name: string): Type | undefined {
+  private lookupIdent(written: string): Type | undefined {
+    // `.name` resolves as `name`, comprehension variables included (cel-go checker: the candidate names of a
+    // leading-dot name in the empty container are just `name`)
+    const name = written.startsWith('.') ? written.slice(1) : written;
     for (let s = this.scope; s !== undefined; s = s.parent) {
       const t = s.vars.get(name);
       if (t !== undefined) return t;
@@ -296,7 +299,8 @@ class Checker implements MacroHost {
     if (name === CONSTRUCT_FUNCTION) return this.checkConstruction(args);
     if (name === OPTIONAL_ENTRY_FUNCTION) return this.report(this.anchor(node), undeclared(name));
     const types = args.map((a) => this.check(a));
-    const fn = this.env.functions.get(name);
+    // `.fn(…)` resolves as `fn` (a macro name too, as a function: `.has` is undeclared)
+    const fn = this.env.functions.get(name.startsWith('.') ? name.slice(1) : name);
     if (fn === undefined) return this.report(this.anchor(node), undeclared(name));
     return this.resolveDecl(fn, types, false, this.anchor(node));
   }

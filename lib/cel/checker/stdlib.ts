@@ -156,13 +156,19 @@ export function stringsExtension(version: number): string[] {
 /** ext.Sets (ext/sets.go). */
 export const SETS: readonly string[] = ['sets.contains(list(T), list(T)) bool', 'sets.equivalent(list(T), list(T)) bool', 'sets.intersects(list(T), list(T)) bool'];
 
-/** Type names declared as identifiers (standard.go's type declarations, OptionalTypes' optional_type). */
+/**
+ * Type names declared as identifiers (standard.go's type declarations, OptionalTypes' optional_type). `timestamp`
+ * and `duration` are declared to the checker (stdlib types.TimestampType, types.DurationType) but the interpreter has
+ * no such type name: a program naming them fails to instantiate (runtime/planner.ts). `dyn` is no identifier
+ * (`undeclared reference to 'dyn'`); `dyn(x)` is a function.
+ */
 export const TYPE_IDENTIFIERS: readonly string[] = [
+  'timestamp',
+  'duration',
   'bool',
   'bytes',
   'double',
   'google.protobuf.Duration',
-  'dyn',
   'int',
   'list',
   'map',

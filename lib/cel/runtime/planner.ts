@@ -146,13 +146,18 @@ class Planner implements LoopPlanner {
     return this.constant(v);
   }
 
-  private ident(name: string, scope: Scope | undefined): Eval {
+  private ident(written: string, scope: Scope | undefined): Eval {
+    // `.name` resolves as `name`, as the checker resolved it
+    const name = written.startsWith('.') ? written.slice(1) : written;
     const slot = lookup(scope, name);
     if (slot !== undefined) return (s) => s.slots[slot];
     if (this.options.variables.has(name)) return this.variable(name);
     const type = TYPE_IDENTIFIERS.get(name);
     if (type !== undefined) return constant(type);
-    return failing(`undeclared reference to '${name}' (in container '')`);
+    // checked as type identifiers, unknown to cel-go's interpreter (interpreter/planner.go planIdent: the type
+    // provider finds no type of that name)
+    if (name === 'timestamp' || name === 'duration') throw new ProgramInstantiationError(`reference to undefined type: ${name}`);
+    return failing(`undeclared reference to '${written}' (in container '')`);
   }
 
   private variable(name: string): Eval {
@@ -322,7 +327,9 @@ class Planner implements LoopPlanner {
   }
 
   private call(node: EngineNode, scope: Scope | undefined): Eval {
-    const [name, argNodes] = node.args as [string, EngineNode[]];
+    const [written, argNodes] = node.args as [string, EngineNode[]];
+    // `.fn(…)` resolves as `fn`, as the checker resolved it
+    const name = written.startsWith('.') ? written.slice(1) : written;
     if (name === 'has' && argNodes.length === 1) return this.has(argNodes[0]!, scope);
     if (name === OPTIONAL_ENTRY_FUNCTION) return failing('optional entries are only allowed in list and map literals');
     const impl = this.options.extraGlobals?.get(name) ?? GLOBAL.get(name);
