@@ -63,6 +63,7 @@ export function defaultPoolThreads(): number {
 export const defaultConcurrentTasksPerWorker = 16;
 export const defaultReserveThreads = 1;
 export const defaultMaxBatch = 32;
+export const defaultBatchesInFlight = 2;
 
 export interface PolicyPoolOptions {
   /** worker threads (--workers), at least 1 */
@@ -81,6 +82,11 @@ export interface PolicyPoolOptions {
    * Default 32.
    */
   readonly maxBatch?: number;
+  /**
+   * Batches of one task kind in flight per regular worker (and per held one) before further requests wait on the
+   * main thread for an answer to come back, to go in one larger batch (batches.ts). Default 2.
+   */
+  readonly batchesInFlight?: number;
   /** the pool's metrics, and the policy check metrics the workers observe, are registered here */
   readonly registry?: Registry;
   readonly logger?: Logger;
@@ -155,6 +161,8 @@ export class PolicyPool {
     const threads = regular + Math.max(0, Math.floor(options.reserveThreads ?? defaultReserveThreads));
     this.#log = options.logger;
     const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
+    const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
+    const heldWorkers = (): number => this.heldWorkers();
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
     this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
@@ -190,10 +198,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));

@@ -1,7 +1,9 @@
 // The main thread's side of a hand-off to the pool (docs/adr/0003, "Main thread at the floor"): the review task's
-// fixed header.
+// fixed header, and batches that wait for an answer instead of following one another to a busy worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Piscina } from 'piscina';
+import { Lane } from '../../../lib/admission/pool/batches.js';
 import { decodeReviewTask, encodeReviewTask } from '../../../lib/admission/pool/review-codec.js';
 
 test('a review task is a fixed header and the body bytes, in a buffer of its own, read back as written', () => {
@@ -21,4 +23,63 @@ test('a review task is a fixed header and the body bytes, in a buffer of its own
   assert.throws(() => encodeReviewTask({ endpoint: '/other', body, deadline: 0, snapshotHash: '' }), /no review task for endpoint "\/other"/);
   const truncated = encodeReviewTask({ endpoint: '/validate', body, deadline: 0, snapshotHash: 'h' }).subarray(0, 20);
   assert.throws(() => decodeReviewTask(truncated), /does not match its length/);
+});
+
+/** A stand-in for Piscina's run(): every batch posted, answered when the test says. */
+function fakePiscina(threads = 1) {
+  const runs: Array<{ readonly tasks: Uint8Array[]; readonly answer: () => void }> = [];
+  const piscina = {
+    threads: Array.from({ length: threads }, () => ({})),
+    run(tasks: Uint8Array[]): Promise<Uint8Array> {
+      return new Promise((resolve) => runs.push({ tasks, answer: () => resolve(Uint8Array.from(tasks.map((t) => t[0]!))) }));
+    },
+  };
+  return { piscina: piscina as unknown as Piscina, runs };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function lane(piscina: Piscina, depth: number, held = () => 0) {
+  const settled: number[] = [];
+  const l = new Lane<number>(piscina, 32, {
+    name: 'review', transfer: false, regular: 1, depth, heldWorkers: held, missing: -1,
+    decode: (answer) => [...answer],
+  });
+  const submit = (id: number): void => l.submit(Uint8Array.of(id), (r) => { if (typeof r === 'number') settled.push(r); });
+  return { submit, settled };
+}
+
+test('with `depth` batches in flight, the requests of later turns wait and go together when an answer comes back', async () => {
+  const { piscina, runs } = fakePiscina();
+  const { submit, settled } = lane(piscina, 1);
+  submit(1);
+  await turn();
+  assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0])]), [[1]], 'nothing in flight: the first goes at once');
+  submit(2);
+  await turn();
+  submit(3);
+  await turn();
+  assert.equal(runs.length, 1, 'a batch in flight: 2 and 3 wait (without the limit each would be its own batch)');
+  runs[0]!.answer();
+  await turn();
+  assert.deepEqual(settled, [1]);
+  assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0])]), [[1], [2, 3]], 'the answer lets both go in one batch');
+  runs[1]!.answer();
+  await turn();
+  assert.deepEqual(settled, [1, 2, 3]);
+});
+
+test('a worker held by a long evaluation gives the lane room for `depth` more batches', async () => {
+  const { piscina, runs } = fakePiscina();
+  let held = 0;
+  const { submit } = lane(piscina, 1, () => held);
+  submit(1);
+  await turn();
+  submit(2);
+  await turn();
+  assert.equal(runs.length, 1);
+  held = 1;
+  submit(3);
+  await turn();
+  assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0])]), [[1], [2, 3]], 'the held batch does not keep the others waiting');
 });
