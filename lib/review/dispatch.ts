@@ -176,9 +176,8 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
 
   const pooled = (d: Delivery, snapshot: Snapshot, pool: PolicyPool): Review => {
     const hooks = snapshot.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
-    const worked = pool.review({ endpoint, body: d.body, deadline: d.deadline, snapshotHash: snapshot.hash });
     return {
-      answer: worked.then((r): Answer => {
+      answer: pool.review({ endpoint, body: d.body, deadline: d.deadline, snapshotHash: snapshot.hash }, (r): Answer => {
         if ('answer' in r) {
           const { status, body, reason, message } = r.answer;
           return status === 200 ? { status, body, summary: () => summaryOfBytes(d.body, body) } : { status, body, fault: { reason, message } };

@@ -319,21 +319,29 @@ export class PolicyPool {
   }
 
   /**
-   * Hands a whole request to a worker (the thin main thread: one encoding, the body bytes transferred). Never
-   * rejects: a worker that dies or fails yields `failure`, which the caller answers by the failure policy.
+   * Hands a whole request to a worker (the thin main thread: a fixed header and the body bytes, transferred). Never
+   * rejects: a worker that dies or fails yields `failure`, which the caller answers by the failure policy. `then`
+   * turns what came back into the caller's answer in the same step (one promise per request, not two).
    */
-  review(task: ReviewTask): Promise<PoolReview> {
+  review(task: ReviewTask): Promise<PoolReview>;
+  review<T>(task: ReviewTask, then: (review: PoolReview) => T): Promise<T>;
+  review<T>(task: ReviewTask, then?: (review: PoolReview) => T): Promise<T | PoolReview> {
     const buffer = encodeReviewTask(task);
     const started = this.#started();
-    return new Promise<PoolReview>((resolve) => {
+    return new Promise<T | PoolReview>((resolve, reject) => {
       this.#reviews.submit(buffer, (outcome) => {
         this.#inFlight--;
+        let review: PoolReview;
         if ('status' in outcome) {
           this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
-          resolve({ answer: outcome });
-          return;
+          review = { answer: outcome };
+        } else review = this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome);
+        // a `then` that throws rejects this request alone, not its batch-mates
+        try {
+          resolve(then === undefined ? review : then(review));
+        } catch (err) {
+          reject(err);
         }
-        resolve(this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome));
       });
     });
   }

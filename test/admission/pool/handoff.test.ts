@@ -2,9 +2,14 @@
 // fixed header, and batches that wait for an answer instead of following one another to a busy worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { Lane } from '../../../lib/admission/pool/batches.js';
+import { PolicyPool } from '../../../lib/admission/pool/pool.js';
 import { decodeReviewTask, encodeReviewTask } from '../../../lib/admission/pool/review-codec.js';
+import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
+import { packageRoot } from './helpers.js';
 
 test('a review task is a fixed header and the body bytes, in a buffer of its own, read back as written', () => {
   const body = Buffer.from('{"kind":"AdmissionReview","request":{"uid":"ü"}}');
@@ -82,4 +87,21 @@ test('a worker held by a long evaluation gives the lane room for `depth` more ba
   submit(3);
   await turn();
   assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0])]), [[1], [2, 3]], 'the held batch does not keep the others waiting');
+});
+
+test('a review mapped to its answer on arrival: a mapping that throws rejects that request alone, not its batch-mates', async (t) => {
+  const snapshot = loadSnapshotSync('ValidatingAdmissionPolicy', join(packageRoot, 'testdata/bench/policies'));
+  const pod = readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'));
+  const pool = new PolicyPool({ threads: 1, reserveThreads: 0, snapshots: [snapshot] });
+  t.after(() => pool.close());
+  await pool.ready();
+  const task = () => ({ endpoint: '/validate', body: pod, deadline: Date.now() + 60_000, snapshotHash: snapshot.hash });
+  // one turn: one batch
+  const thrown = pool.review(task(), () => {
+    throw new Error('mapping failed');
+  });
+  const mapped = pool.review(task(), (r) => ('answer' in r ? Buffer.from(r.answer.body).toString('utf8') : r.message));
+  await assert.rejects(thrown, /mapping failed/);
+  assert.match(await mapped, /"allowed":true/);
+  assert.equal(pool.inFlight, 0);
 });
