@@ -27,6 +27,8 @@ export interface LaneOptions<R> {
   readonly depth?: number;
   /** workers held by one long evaluation now (held.ts): each gets `depth` more batches in flight */
   readonly heldWorkers?: () => number;
+  /** told the largest request's size (bytes) of each batch just before it is handed to Piscina, and 0 after */
+  readonly placing?: (bytes: number) => void;
 }
 
 export class Lane<R> {
@@ -96,7 +98,12 @@ export class Lane<R> {
     const { name, transfer, decode, missing } = this.options;
     const tasks = batch.map((b) => b.task);
     this.#inFlight++;
-    this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) }).then(
+    // the balancer runs inside run() when a worker can take the batch at once: it may weigh the batch's size (held.ts)
+    const placing = this.options.placing;
+    placing?.(tasks.reduce((max, t) => Math.max(max, t.byteLength), 0));
+    const running = this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) });
+    placing?.(0);
+    running.then(
       (answer: Uint8Array) => {
         this.#answered();
         let results: R[];

@@ -163,6 +163,7 @@ export class PolicyPool {
     const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
     const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
     const heldWorkers = (): number => this.heldWorkers();
+    const placing = (bytes: number): void => { this.#held.placing = bytes; };
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
     this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
@@ -201,7 +202,7 @@ export class PolicyPool {
       name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
+      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
