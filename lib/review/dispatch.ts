@@ -125,12 +125,20 @@ export class InlineRule {
     return cost !== undefined && cost.samples > warmUpSamples && cost.averageMs > this.#options.maxInlineMs;
   }
 
-  /** One inline evaluation of `snapshot`, of a body of `bodyBytes`, took `ms`. */
-  measured(snapshot: object, ms: number, bodyBytes: number): void {
+  /**
+   * One inline evaluation of `snapshot`, of a body of `bodyBytes`, took `ms`, of which the process spent `cpuMs` on
+   * CPU (all threads; at most `ms` counts). Longer than runawayMs with less CPU than that is a slow spell of the host
+   * (the thread was descheduled), not a runaway: it is neither remembered as one nor averaged.
+   */
+  measured(snapshot: object, ms: number, bodyBytes: number, cpuMs = ms): void {
     let cost = this.#costs.get(snapshot);
     if (cost === undefined) this.#costs.set(snapshot, (cost = { samples: 0, averageMs: 0, probedAt: 0, runawayBytes: 0, runawayAt: 0 }));
     cost.samples++;
     if (cost.samples <= warmUpSamples) return;
+    if (ms > this.#options.runawayMs && cpuMs <= this.#options.runawayMs) {
+      cost.samples--;
+      return;
+    }
     if (ms > this.#options.runawayMs) {
       // a runaway says nothing of the snapshot's usual cost: it keeps requests of its size off this thread instead
       const now = performance.now();
@@ -176,9 +184,8 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
 
   const pooled = (d: Delivery, snapshot: Snapshot, pool: PolicyPool): Review => {
     const hooks = snapshot.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
-    const worked = pool.review({ endpoint, body: d.body, deadline: d.deadline, snapshotHash: snapshot.hash });
     return {
-      answer: worked.then((r): Answer => {
+      answer: pool.review({ endpoint, body: d.body, deadline: d.deadline, snapshotHash: snapshot.hash }, (r): Answer => {
         if ('answer' in r) {
           const { status, body, reason, message } = r.answer;
           return status === 200 ? { status, body, summary: () => summaryOfBytes(d.body, body) } : { status, body, fault: { reason, message } };
@@ -205,10 +212,16 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
     const hooks = snapshot?.compiled.family === 'policy' ? snapshot.compiled.hooks : [];
     if (snapshot === undefined || pool === undefined) return onThisThread(d, hooks, thread);
     const started = performance.now();
+    // process CPU (getrusage): at the rates that evaluate inline the workers are idle, so it is this thread's
+    const cpu = process.cpuUsage();
+    const measure = (): void => {
+      const used = process.cpuUsage(cpu);
+      rule.measured(snapshot, performance.now() - started, d.body.length, (used.user + used.system) / 1_000);
+    };
     const review = onThisThread(d, hooks, thread);
     // the mutating chain is a promise throughout: its cost is the time to its answer
-    if (!mutate) rule.measured(snapshot, performance.now() - started, d.body.length);
-    else if (review.answer instanceof Promise) void review.answer.then(() => rule.measured(snapshot, performance.now() - started, d.body.length), () => undefined);
+    if (!mutate) measure();
+    else if (review.answer instanceof Promise) void review.answer.then(measure, () => undefined);
     return review;
   };
 }

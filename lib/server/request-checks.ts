@@ -51,6 +51,18 @@ export interface TimeoutLimits {
   readonly maxTimeoutMs: number;
 }
 
+let lastParsed = { param: '', ms: 0 };
+
+/**
+ * The `timeout` parameter of a request's query string (after the `?`), null when absent. The apiserver's own
+ * `timeout=10s` is read without building a URLSearchParams; anything else (several parameters, escapes) with one.
+ */
+export function timeoutParameter(query: string): string | null {
+  if (query === '') return null;
+  if (query.startsWith('timeout=') && !/[&;%+]/.test(query)) return query.slice('timeout='.length);
+  return new URLSearchParams(query).get('timeout');
+}
+
 /**
  * The time the apiserver gives this call: its `?timeout=` (a Go duration, `5s`, `500ms`), the default when absent,
  * capped at the maximum. A malformed or non-positive value is a 400.
@@ -59,7 +71,9 @@ export function requestTimeoutMs(timeoutParam: string | null, limits: TimeoutLim
   if (timeoutParam === null || timeoutParam === '') return Math.min(limits.defaultTimeoutMs, limits.maxTimeoutMs);
   let ms: number;
   try {
-    ms = parseGoDuration(timeoutParam);
+    // an apiserver sends the same timeout on every call: parsed once
+    if (timeoutParam !== lastParsed.param) lastParsed = { param: timeoutParam, ms: parseGoDuration(timeoutParam) };
+    ms = lastParsed.ms;
   } catch (err) {
     throw badRequest(`invalid timeout query parameter: ${(err as Error).message}`);
   }

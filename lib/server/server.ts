@@ -26,17 +26,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { Counter, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../log/logger.js';
 import { encodeStatus, ReviewError } from '../review/answer.js';
 import { parsedReviewer } from '../review/parsed.js';
 import type { AdmissionHandler, TimeoutHandler } from '../review/parsed.js';
 import type { Answer, Delivery, Reviewer } from '../review/receive.js';
-import { checkContentEncoding, checkContentType, requestTimeoutMs } from './request-checks.js';
+import { checkContentEncoding, checkContentType, requestTimeoutMs, timeoutParameter } from './request-checks.js';
 import { readBody, tooLarge } from './body.js';
+import { Deadlines } from './deadlines.js';
 import { clientErrorAnswer, rawResponse } from './client-errors.js';
 import { resolveLimits } from './limits.js';
+import { createListenerMetrics } from './metrics.js';
 import type { AdmissionServerLimits } from './limits.js';
 import { ServingCertificates } from './tls.js';
 
@@ -81,40 +82,6 @@ export interface AdmissionServer {
   close(): Promise<void>;
 }
 
-/** Request duration buckets, from 100µs (a request nothing matches) to 30s (the largest webhook timeout). */
-export const durationBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-interface ServerMetrics {
-  requests: Counter<'endpoint' | 'code'>;
-  duration: Histogram<'endpoint'>;
-  deadlines: Counter<'endpoint'>;
-}
-
-function createServerMetrics(registry: Registry): ServerMetrics {
-  const get = <T>(name: string, create: () => T): T => (registry.getSingleMetric(name) as T | undefined) ?? create();
-  return {
-    requests: get('static_admissiond_admission_requests_total', () => new Counter({
-      name: 'static_admissiond_admission_requests_total',
-      help: 'Admission requests received by the admission listener, by endpoint and HTTP status code.',
-      labelNames: ['endpoint', 'code'] as const,
-      registers: [registry],
-    })),
-    duration: get('static_admissiond_admission_request_duration_seconds', () => new Histogram({
-      name: 'static_admissiond_admission_request_duration_seconds',
-      help: 'Time from receiving an admission request\'s headers to finishing its answer, by endpoint.',
-      labelNames: ['endpoint'] as const,
-      buckets: durationBuckets,
-      registers: [registry],
-    })),
-    deadlines: get('static_admissiond_admission_deadline_exceeded_total', () => new Counter({
-      name: 'static_admissiond_admission_deadline_exceeded_total',
-      help: 'Admission requests answered by the timeout handler because evaluation missed the request deadline, by endpoint.',
-      labelNames: ['endpoint'] as const,
-      registers: [registry],
-    })),
-  };
-}
-
 /**
  * A request's cancellation, with its AbortSignal made only when a handler asks for it: an AbortController costs
  * several microseconds to create, on every request, and most handlers never listen.
@@ -152,7 +119,9 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   for (const path of Object.keys(options.routes)) if (!path.startsWith('/')) throw new Error(`route ${JSON.stringify(path)} must start with "/"`);
 
   const log = options.logger;
-  const metrics = createServerMetrics(options.registry);
+  const metrics = createListenerMetrics(options.registry);
+  /** the deadlines of requests whose answers are on their way, on one timer */
+  const deadlines = new Deadlines();
   const certificates = new ServingCertificates({ ...options.tls, logger: log, registry: options.registry });
   const routes = new Map(Object.entries(options.routes));
   /** one per request from its headers until its answer is written or its connection closes */
@@ -223,7 +192,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const gzip = checkContentEncoding(req.headers['content-encoding']);
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
-    const timeoutMs = requestTimeoutMs(query === '' ? null : new URLSearchParams(query).get('timeout'), limits);
+    const timeoutMs = requestTimeoutMs(timeoutParameter(query), limits);
     const body = await readBody(req, gzip, limits.maxBodyBytes);
 
     const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
@@ -234,10 +203,10 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       return;
     }
     let settled = false;
-    const timer = setTimeout(() => {
+    const timer = deadlines.add(deadline, () => {
       if (settled) return;
       settled = true;
-      metrics.deadlines.inc({ endpoint });
+      metrics.deadlineExceeded(endpoint);
       let answer: Answer;
       try {
         answer = review.expire();
@@ -253,7 +222,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       }
       write(req, res, delivery, answer);
       cancellation.abort(new Error('deadline exceeded'));
-    }, Math.max(0, deadline - Date.now()));
+    });
     try {
       const answer = await review.answer;
       if (!settled) {
@@ -270,7 +239,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
         v2.info('Admission handler failed after the request was answered', { endpoint, err: err instanceof Error ? err.message : String(err) });
       }
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
   };
 
@@ -290,8 +259,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       inFlight.delete(cancellation);
       if (!res.writableFinished) cancellation.abort(new Error('client closed the connection'));
       // code "0": the connection closed before an answer was written
-      metrics.requests.inc({ endpoint, code: res.headersSent ? String(res.statusCode) : '0' });
-      metrics.duration.observe({ endpoint }, Number(process.hrtime.bigint() - start) / 1e9);
+      metrics.answered(endpoint, res.headersSent ? String(res.statusCode) : '0', Number(process.hrtime.bigint() - start) / 1e9);
     });
     handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), reviewer, cancellation, receivedAt).catch((err: unknown) => {
       if (err instanceof ReviewError) return reject(req, res, endpoint, err);

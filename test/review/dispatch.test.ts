@@ -197,3 +197,16 @@ test('a snapshot found slow is tried inline again once a reprobe period, when id
     await new Promise((r) => setTimeout(r, 10));
   }
 });
+
+test('an inline evaluation past runawayMs keeps bodies of half its size off the main thread only when it spent that on CPU', () => {
+  const rule = new InlineRule({ runawayMs: 10 });
+  const snapshot = {};
+  for (let i = 0; i < 9; i++) rule.measured(snapshot, 0.5, 4096, 0.5);
+  // the host was busy elsewhere: 30 ms of wall time, 2 ms of CPU (the 4 KB pod went to the pool for 10 s before)
+  rule.measured(snapshot, 30, 4096, 2);
+  assert.equal(rule.mayRunAway(snapshot, 4096), false, 'a slow spell is not a runaway');
+  assert.equal(rule.expensive(snapshot), false, 'nor averaged in');
+  rule.measured(snapshot, 30, 24_000, 28);
+  assert.equal(rule.mayRunAway(snapshot, 12_000), true, 'a runaway: half its size and more stay off');
+  assert.equal(rule.mayRunAway(snapshot, 4096), false, 'smaller ones do not');
+});

@@ -2,6 +2,12 @@
 // one task, so one thread hand-off and wake-up serves them all (bench/hop.ts: one task per request cost ~400–600 µs
 // CPU per request under load, batches ~250–300). One lane per task kind (PolicyTask, ReviewTask): a lane has its
 // worker function and decodes the batch's answer into one result per request.
+//
+// A lane keeps at most `depth` batches in flight per regular worker (plus `depth` per worker held by a long
+// evaluation, whose batch is not moving): a worker busy with one batch and holding the next would read a third only
+// after both, so the requests that arrive meanwhile wait here and go together when an answer comes back. Under load
+// that makes batches larger and thread hand-offs (a postMessage each way, waking a thread) fewer per request; with
+// one batch in flight or none, as at low rates, nothing waits.
 import type { Piscina } from 'piscina';
 
 type Settle<R> = (outcome: R | { readonly failed: unknown }) => void;
@@ -17,11 +23,19 @@ export interface LaneOptions<R> {
   decode(answer: Uint8Array): R[];
   /** a request the answer has no result for */
   readonly missing: R;
+  /** batches in flight per regular worker before further requests wait for an answer (default 2) */
+  readonly depth?: number;
+  /** workers held by one long evaluation now (held.ts): each gets `depth` more batches in flight */
+  readonly heldWorkers?: () => number;
+  /** told the largest request's size (bytes) of each batch just before it is handed to Piscina, and 0 after */
+  readonly placing?: (bytes: number) => void;
 }
 
 export class Lane<R> {
   #queue: Array<{ readonly task: Uint8Array; readonly settle: Settle<R> }> = [];
   #scheduled = false;
+  /** batches posted to Piscina and not answered yet */
+  #inFlight = 0;
 
   constructor(
     private readonly piscina: Piscina,
@@ -41,6 +55,7 @@ export class Lane<R> {
 
   flush(): void {
     this.#scheduled = false;
+    if (this.#queue.length === 0 || !this.#room()) return;
     // as many batches as regular workers (Piscina's balancer gives each to the least busy), each at most maxBatch
     const threads = this.#threads();
     const queue = this.#queue;
@@ -50,13 +65,29 @@ export class Lane<R> {
     // limit (CEL's cost grows with the object; docs/adr/0004). Smallest first.
     if (queue.length > 1) queue.sort((x, y) => x.task.byteLength - y.task.byteLength);
     const perBatch = Math.min(this.maxBatch, Math.ceil(queue.length / threads));
-    for (let start = 0; start < queue.length;) {
+    let start = 0;
+    while (start < queue.length && (start === 0 || this.#room())) {
       const limit = 2 * queue[start]!.task.byteLength;
       let end = start + 1;
       while (end < queue.length && end - start < perBatch && queue[end]!.task.byteLength <= limit) end++;
       this.#run(queue.slice(start, end));
       start = end;
     }
+    // what found no room waits for the next answer, smallest first still
+    if (start < queue.length) this.#queue = start === 0 ? queue : queue.slice(start).concat(this.#queue);
+  }
+
+  /** Whether another batch may go now (see the file's comment); the held workers are counted only when it is full. */
+  #room(): boolean {
+    const depth = this.options.depth ?? 2;
+    const limit = depth * this.#threads();
+    return this.#inFlight < limit || this.#inFlight < limit + depth * (this.options.heldWorkers?.() ?? 0);
+  }
+
+  /** A batch was answered (or failed): what waited for room goes now. */
+  #answered(): void {
+    this.#inFlight--;
+    if (this.#queue.length > 0 && !this.#scheduled) this.flush();
   }
 
   #threads(): number {
@@ -66,8 +97,15 @@ export class Lane<R> {
   #run(batch: ReadonlyArray<{ readonly task: Uint8Array; readonly settle: Settle<R> }>): void {
     const { name, transfer, decode, missing } = this.options;
     const tasks = batch.map((b) => b.task);
-    this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) }).then(
+    this.#inFlight++;
+    // the balancer runs inside run() when a worker can take the batch at once: it may weigh the batch's size (held.ts)
+    const placing = this.options.placing;
+    placing?.(tasks.reduce((max, t) => Math.max(max, t.byteLength), 0));
+    const running = this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) });
+    placing?.(0);
+    running.then(
       (answer: Uint8Array) => {
+        this.#answered();
         let results: R[];
         try {
           results = decode(answer);
@@ -78,6 +116,7 @@ export class Lane<R> {
         batch.forEach((b, i) => b.settle(results[i] ?? missing));
       },
       (err: unknown) => {
+        this.#answered();
         for (const b of batch) b.settle({ failed: err });
       },
     );

@@ -18,12 +18,24 @@ type BalancedWorker = Parameters<LoadBalancer>[1][number];
 /** Evaluating one request for longer than this (ms) makes a worker held. */
 export const defaultHeldAfterMs = 5;
 
+/**
+ * A worker evaluating a request more than twice the size of the largest in the batch being placed, for longer than
+ * this (ms), gets no share of that batch either (see balancer()).
+ */
+export const defaultLargerAfterMs = 1;
+
 export class HeldWorkers {
   /** threadId → its slot in the table (claimed by the worker at start; re-read when missing or stale) */
   readonly #slots = new Map<number, number>();
 
   /** lower the priority of held workers (only where they can raise it back: priority.ts) */
   readonly #lowerHeld: boolean;
+
+  /**
+   * The largest request (bytes) of the batch the pool is placing right now (0: not known, e.g. a batch placed later
+   * from Piscina's queue). Set by the pool around each Piscina run(), read by the balancer it calls synchronously.
+   */
+  placing = 0;
 
   constructor(
     private readonly table: WatchdogTable,
@@ -90,9 +102,10 @@ export class HeldWorkers {
    * all: the task waits in Piscina's queue for the first worker to come free, not behind a runaway. Abortable tasks
    * are not used by the pool (pool.ts), so Piscina's rule for them is not needed.
    */
-  balancer(regular: number, maximumUsage: number): LoadBalancer {
+  balancer(regular: number, maximumUsage: number, largerAfterMs = defaultLargerAfterMs): LoadBalancer {
     return (_task, workers) => {
       const now = Date.now();
+      const placing = this.placing;
       let candidate: BalancedWorker | null = null;
       let least = maximumUsage;
       for (let i = 0; i < workers.length; i++) {
@@ -100,12 +113,26 @@ export class HeldWorkers {
         if (i === regular && candidate !== null) return candidate;
         const worker = workers[i]!;
         if (worker.currentUsage === 0) return worker;
-        if (worker.currentUsage < least && !this.isHeld(worker.id, now)) {
+        if (worker.currentUsage < least && !this.isHeld(worker.id, now) && !this.#busyWithLarger(worker.id, placing, now, largerAfterMs)) {
           candidate = worker;
           least = worker.currentUsage;
         }
       }
       return candidate;
     };
+  }
+
+  /**
+   * Whether thread `threadId` has been evaluating, for longer than `afterMs`, a request more than twice the size of
+   * the largest one being placed (`placing` bytes; 0: unknown, never). CEL's cost grows with the object: such a
+   * request may be the start of a runaway, and a batch of small ones would wait for all of it before the worker
+   * looks held (heldAfterMs); an idle reserve answers them instead.
+   */
+  #busyWithLarger(threadId: number, placing: number, now: number, afterMs: number): boolean {
+    if (placing === 0) return false;
+    const slot = this.#slot(threadId);
+    if (slot < 0) return false;
+    const since = this.table.busySince[slot]!;
+    return since !== 0 && now - since > afterMs && this.table.busyBytes[slot]! > 2 * placing;
   }
 }

@@ -26,13 +26,11 @@
 // in a shared table, and when a request is abandoned the pool terminates any worker still busy past its request's
 // deadline. Piscina replaces dead workers; a new worker says hello on the channel and gets the current snapshot.
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
-import type { Registry } from 'prom-client';
 import type { Logger } from '../../log/logger.js';
 import type { PluginName } from '../../manifest/plugins.js';
 import { createMutatingPolicyMetrics } from '../../metrics/mutating-policy.js';
@@ -40,7 +38,6 @@ import { createValidatingPolicyMetrics } from '../../metrics/policy.js';
 import type { Snapshot } from '../../reload/snapshot.js';
 import type { PendingValidation } from '../validate.js';
 import { failedEvaluations } from '../validating/dispatcher.js';
-import type { PolicyEvaluation } from '../validating/dispatcher.js';
 import { Lane } from './batches.js';
 import { decodeBatchResults, encodeTask } from './codec.js';
 import type { TaskOutcome } from './codec.js';
@@ -54,77 +51,11 @@ import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
+import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads } from './options.js';
+import type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
-/** `--workers` default: every core but one for the main thread, at least one (os.cpus() is empty under ProcSubset=pid). */
-export function defaultPoolThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
-
-export const defaultConcurrentTasksPerWorker = 16;
-export const defaultReserveThreads = 1;
-export const defaultMaxBatch = 32;
-
-export interface PolicyPoolOptions {
-  /** worker threads (--workers), at least 1 */
-  readonly threads: number;
-  /** the ValidatingAdmissionPolicy snapshot current at start (the workers compile it before their first task) */
-  readonly snapshot?: Snapshot;
-  /** further snapshots current at start, of other policy plugins (MutatingAdmissionPolicy) */
-  readonly snapshots?: readonly Snapshot[];
-  /** tasks a worker holds at once; default 16 */
-  readonly concurrentTasksPerWorker?: number;
-  /** Piscina's atomics mode; default 'disabled' */
-  readonly atomics?: 'sync' | 'async' | 'disabled';
-  /**
-   * Requests handed to a worker in one Piscina task at most (those that became ready in the same turn of the event
-   * loop go together, so one thread hand-off and wake-up serves them all); 1 sends every request on its own.
-   * Default 32.
-   */
-  readonly maxBatch?: number;
-  /** the pool's metrics, and the policy check metrics the workers observe, are registered here */
-  readonly registry?: Registry;
-  readonly logger?: Logger;
-  /** compiled snapshots per plugin and worker; default 2 */
-  readonly maxSnapshots?: number;
-  /** how long a task waits on a worker for a snapshot it has not compiled; default 5s (and never past the deadline) */
-  readonly snapshotWaitMs?: number;
-  /** a worker evaluating one request for longer than this (ms) takes no new work (held.ts); default 5 */
-  readonly heldAfterMs?: number;
-  /**
-   * Reserve workers besides `threads`, started with them: they take work only while every regular worker is held
-   * by a long evaluation or full (held.ts), so that a runaway holds its own thread and not the requests behind it.
-   * Default 1.
-   */
-  readonly reserveThreads?: number;
-  /** test-only: request uids that make a worker exit or hang (protocol.ts) */
-  readonly testHooks?: boolean;
-  /** --authorization-kubeconfig: each worker sends the SubjectAccessReviews of its `authorizer` checks with it */
-  readonly authorizationKubeconfig?: string;
-}
-
-export interface EvaluationContext {
-  /** epoch ms when the answer is due */
-  readonly deadline: number;
-  /**
-   * aborted at the deadline or when the client goes away: the evaluation is then answered as abandoned at once.
-   * Optional: without it the answer comes when the worker's does, and recordTimeout() handles overrunning workers.
-   */
-  readonly signal?: AbortSignal;
-}
-
-export interface PoolEvaluation {
-  /** one per `plan.evaluate` entry; failed ones carry the failure as an evaluation error */
-  readonly evaluations: PolicyEvaluation[];
-  /** set when the pool did not deliver: the failure policy decided */
-  readonly failure?: WorkerFailureReason;
-  /** the request was abandoned (deadline or client gone) before the pool answered: nobody reads this answer */
-  readonly abandoned?: boolean;
-}
-
-/** What came back for a whole request: the answer's bytes, or why the worker gave none. */
-export type PoolReview =
-  | { readonly answer: { readonly status: number; readonly body: Uint8Array; readonly reason: string; readonly message: string } }
-  | { readonly failure: WorkerFailureReason; readonly message: string };
+export { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultPoolThreads, defaultReserveThreads } from './options.js';
+export type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
 const workerFile = fileURLToPath(new URL('../../../workers/policy-worker.js', import.meta.url));
 
@@ -155,6 +86,9 @@ export class PolicyPool {
     const threads = regular + Math.max(0, Math.floor(options.reserveThreads ?? defaultReserveThreads));
     this.#log = options.logger;
     const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
+    const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
+    const heldWorkers = (): number => this.heldWorkers();
+    const placing = (bytes: number): void => { this.#held.placing = bytes; };
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
     this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
@@ -190,10 +124,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' },
+      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
@@ -311,21 +245,29 @@ export class PolicyPool {
   }
 
   /**
-   * Hands a whole request to a worker (the thin main thread: one encoding, the body bytes transferred). Never
-   * rejects: a worker that dies or fails yields `failure`, which the caller answers by the failure policy.
+   * Hands a whole request to a worker (the thin main thread: a fixed header and the body bytes, transferred). Never
+   * rejects: a worker that dies or fails yields `failure`, which the caller answers by the failure policy. `then`
+   * turns what came back into the caller's answer in the same step (one promise per request, not two).
    */
-  review(task: ReviewTask): Promise<PoolReview> {
+  review(task: ReviewTask): Promise<PoolReview>;
+  review<T>(task: ReviewTask, then: (review: PoolReview) => T): Promise<T>;
+  review<T>(task: ReviewTask, then?: (review: PoolReview) => T): Promise<T | PoolReview> {
     const buffer = encodeReviewTask(task);
     const started = this.#started();
-    return new Promise<PoolReview>((resolve) => {
+    return new Promise<T | PoolReview>((resolve, reject) => {
       this.#reviews.submit(buffer, (outcome) => {
         this.#inFlight--;
+        let review: PoolReview;
         if ('status' in outcome) {
           this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
-          resolve({ answer: outcome });
-          return;
+          review = { answer: outcome };
+        } else review = this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome);
+        // a `then` that throws rejects this request alone, not its batch-mates
+        try {
+          resolve(then === undefined ? review : then(review));
+        } catch (err) {
+          reject(err);
         }
-        resolve(this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome));
       });
     });
   }

@@ -94,6 +94,28 @@ test('the balancer: an idle regular worker, else the least busy regular one not 
   assert.equal(held.heldBy([11, 12, 13]), 0, 'one worker not held: 0');
 });
 
+test('the balancer: a regular worker busy for over a millisecond with a request more than twice the largest being placed is passed over too', () => {
+  const table = watchdogLayout(createWatchdogBuffer(4));
+  const now = Date.now();
+  // thread 11 regular, 12 a reserve; 11 has been evaluating a 24 KB request for 2 ms: not held yet (5 ms)
+  [11, 12].forEach((id, i) => { table.owners[i] = id; });
+  table.busySince[0] = now - 2;
+  table.busyBytes[0] = 24_000;
+  const held = new HeldWorkers(table, 5, false);
+  const balance = held.balancer(1, 16);
+  type Worker = Parameters<LoadBalancer>[1][number];
+  const worker = (id: number, currentUsage: number): Worker => ({ id, currentUsage }) as unknown as Worker;
+  const pick = (): number | undefined => balance({} as Parameters<LoadBalancer>[0], [worker(11, 1), worker(12, 0)])?.id;
+  assert.equal(pick(), 11, 'the batch\'s size unknown: the regular worker, as before');
+  held.placing = 4_000;
+  assert.equal(pick(), 12, 'a 4 KB batch: the reserve, not behind what may be a runaway');
+  held.placing = 12_000;
+  assert.equal(pick(), 11, 'a batch of half its size or more: the regular worker (it may cost as much)');
+  held.placing = 4_000;
+  const patient = held.balancer(1, 16, 60_000);
+  assert.equal(patient({} as Parameters<LoadBalancer>[0], [worker(11, 1), worker(12, 0)])?.id, 11, 'busy for less than the threshold: the regular worker (a normal evaluation of a large object is short)');
+});
+
 test('requests of one turn are batched by size, smallest first: a small request does not wait behind a large one', async (t) => {
   const pool = await startPool(t, { reserveThreads: 0 });
   // submitted in one turn of the event loop: one batch for the one worker, the large hanging request first
