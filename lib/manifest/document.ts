@@ -5,6 +5,7 @@ import jsyaml from 'js-yaml';
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
 import type { Node as YamlNode, ScalarTag } from 'yaml';
 import { setOwn } from '../json/own.js';
+import { yamlSyntaxError } from './yaml-syntax/check.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -101,7 +102,14 @@ export function jsonDuplicateFields(text: string): string[] {
   return duplicates;
 }
 
+/**
+ * go-yaml v2 reads the document first (sigs.k8s.io/yaml YAMLToJSON → yaml.Unmarshal), so its syntax errors come
+ * before anything else and in its words: the port in yaml-syntax/ decides them. The object is then built by the
+ * parsers below.
+ */
 function parseYAML(text: string): ParsedDocument {
+  const syntax = yamlSyntaxError(Buffer.from(text, 'utf8'));
+  if (syntax !== undefined) throw new DocumentSyntaxError(syntax.message);
   return parseYAMLFast(text) ?? parseYAMLExact(text);
 }
 
