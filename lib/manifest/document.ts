@@ -4,8 +4,9 @@
 import jsyaml from 'js-yaml';
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
 import type { Node as YamlNode, ScalarTag } from 'yaml';
+import { goQuote } from '../validation/go-format.js';
 import { setOwn } from '../json/own.js';
-import { yamlSyntaxError } from './yaml-syntax/check.js';
+import { readFirstDocument } from './yaml-syntax/check.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -82,7 +83,7 @@ export function jsonDuplicateFields(text: string): string[] {
         let k = i + 1;
         while (/\s/.test(text[k] ?? '')) k++;
         if (text[k] === ':') {
-          if (top.keys.has(str)) duplicates.push(`duplicate field "${top.path === '' ? str : `${top.path}.${str}`}"`);
+          if (top.keys.has(str)) duplicates.push(`duplicate field ${goQuote(top.path === '' ? str : `${top.path}.${str}`)}`);
           top.keys.add(str);
           top.key = str;
         }
@@ -104,13 +105,23 @@ export function jsonDuplicateFields(text: string): string[] {
 
 /**
  * go-yaml v2 reads the document first (sigs.k8s.io/yaml YAMLToJSON → yaml.Unmarshal), so its syntax errors come
- * before anything else and in its words: the port in yaml-syntax/ decides them. The object is then built by the
- * parsers below.
+ * before anything else and in its words: the port in yaml-syntax/ decides them, and where go-yaml's first document
+ * ends (a directive, `---` or `...` the splitter left inside the text ends it; the rest is never read). The object
+ * is then built from that document by the parsers below.
  */
 function parseYAML(text: string): ParsedDocument {
-  const syntax = yamlSyntaxError(Buffer.from(text, 'utf8'));
-  if (syntax !== undefined) throw new DocumentSyntaxError(syntax.message);
-  return parseYAMLFast(text) ?? parseYAMLExact(text);
+  const first = readFirstDocument(Buffer.from(text, 'utf8'));
+  if (first.error !== undefined) throw new DocumentSyntaxError(first.error.message);
+  const read = first.end < text.length ? firstCharacters(text, first.end) : text;
+  return parseYAMLFast(read) ?? parseYAMLExact(read);
+}
+
+/** The first `n` code points of `text` (go-yaml counts characters; a leading BOM is the reader's, not counted). */
+function firstCharacters(text: string, n: number): string {
+  const bom = text.startsWith('\ufeff') ? 1 : 0;
+  let i = bom;
+  for (let count = 0; count < n && i < text.length; count++) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  return text.slice(0, i);
 }
 
 /**
@@ -186,10 +197,7 @@ function lowerFirst(s: string): string {
   return s.length > 0 ? s[0]!.toLowerCase() + s.slice(1) : s;
 }
 
-/** Go's %q for the strings that appear in these messages. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
+export { goQuote };
 
 type DuplicateSink = (path: string, key: string, line: number) => void;
 

@@ -29,12 +29,28 @@ function failure(s: YamlState): YamlSyntaxError {
   return new YamlSyntaxError(`yaml: ${where}${s.problem.length > 0 ? s.problem : 'unknown problem parsing YAML content'}`);
 }
 
-/**
- * Reads the events of the first document of `input` as decode.go's parser.parse() does, and returns the error
- * go-yaml v2 fails with, or undefined when the document parses. What upstream checks only while building values
- * (merge keys, alias expansion limits, recursive anchors) is not decided here.
- */
+/** What go-yaml v2 makes of a YAML text before building values: the error it fails with, or where its document ends. */
+export type FirstDocument =
+  | { readonly error: YamlSyntaxError }
+  | {
+    readonly error?: undefined;
+    /**
+     * Characters (code points, a CR LF counting two) read before the first document's end: go-yaml decodes that
+     * document alone, so a directive, `---` or `...` inside the text ends what it reads there.
+     */
+    readonly end: number;
+  };
+
+/** The error go-yaml v2 fails with while reading `input`'s first document, if any. */
 export function yamlSyntaxError(input: Uint8Array): YamlSyntaxError | undefined {
+  return readFirstDocument(input).error;
+}
+
+/**
+ * Reads the events of the first document of `input` as decode.go's parser.parse() does. What upstream checks only
+ * while building values (merge keys, alias expansion limits, recursive anchors) is not decided here.
+ */
+export function readFirstDocument(input: Uint8Array): FirstDocument {
   // newParser: an empty input is read as a single line break
   const s = new YamlState(input.length === 0 ? Uint8Array.of(0x0a) : input);
   const parser = new EventParser(s);
@@ -44,18 +60,19 @@ export function yamlSyntaxError(input: Uint8Array): YamlSyntaxError | undefined 
     return event;
   };
   try {
+    const whole = { end: Infinity };
     const start = next();
-    if (start?.type !== 'STREAM_START') return undefined;
+    if (start?.type !== 'STREAM_START') return whole;
     const documentStart = next();
-    if (documentStart?.type !== 'DOCUMENT_START') return undefined;
+    if (documentStart?.type !== 'DOCUMENT_START') return whole;
     const anchors = new Set<string>();
     let depth = 0;
     do {
       const event = next();
-      if (event === undefined) return undefined;
+      if (event === undefined) return whole;
       switch (event.type) {
         case 'ALIAS':
-          if (!anchors.has(event.anchor ?? '')) return new YamlSyntaxError(`yaml: unknown anchor '${event.anchor ?? ''}' referenced`);
+          if (!anchors.has(event.anchor ?? '')) return { error: new YamlSyntaxError(`yaml: unknown anchor '${event.anchor ?? ''}' referenced`) };
           break;
         case 'MAPPING_START':
         case 'SEQUENCE_START':
@@ -70,10 +87,10 @@ export function yamlSyntaxError(input: Uint8Array): YamlSyntaxError | undefined 
       }
       if (event.anchor !== undefined && event.type !== 'ALIAS') anchors.add(event.anchor);
     } while (depth > 0);
-    next(); // the document's end
-    return undefined;
+    const documentEnd = next();
+    return { end: documentEnd?.type === 'DOCUMENT_END' ? documentEnd.start.index : Infinity };
   } catch (err) {
-    if (err instanceof YamlSyntaxError) return err;
+    if (err instanceof YamlSyntaxError) return { error: err };
     throw err;
   }
 }
