@@ -5,6 +5,7 @@ import { apiSchema } from '../api/schema.generated.js';
 import type { ApiType } from '../api/schema.js';
 import { interpretError, StrictWalker } from '../api/strict-walker.js';
 import { DocumentSyntaxError, parseManifestDocument } from './document.js';
+import { goJsonMarshal, goQuote } from '../validation/go-format.js';
 import { setOwn } from '../json/own.js';
 import type { JsonObject, JsonValue } from './document.js';
 import { goTypeName, isList, isRegistered, isV1Kind } from './scheme.js';
@@ -54,6 +55,14 @@ export function decodeDocumentText(text: string, family: PluginFamily): DecodedD
   return decodeValue(parsed.value, text, parsed.duplicateErrors, family, parsed.format === 'yaml' ? 'sorted' : 'document');
 }
 
+/**
+ * A List item's text as upstream holds it (its RawExtension) and quotes it in missing-kind messages: for a YAML
+ * document, encoding/json's output of what YAMLToJSON built, so keys sorted and <, >, & escaped; for JSON, the item.
+ */
+export function listItemText(item: JsonValue, keyOrder: KeyOrder): string {
+  return keyOrder === 'sorted' ? goJsonMarshal(withSortedKeys(item)) : JSON.stringify(item);
+}
+
 /** Decodes an already-parsed value (a List item): `raw` is its text for the missing-kind messages. */
 export function decodeDocumentValue(value: JsonValue, raw: string, family: PluginFamily, keyOrder: KeyOrder): DecodedDocument {
   return decodeValue(value, raw, [], family, keyOrder);
@@ -68,7 +77,7 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   if (kind === '') throw new DecodeError(`Object 'Kind' is missing in '${raw}'`);
   if (apiVersion === '') throw new DecodeError(`Object 'apiVersion' is missing in '${raw}'`);
   if (!isRegistered(apiVersion, kind)) {
-    throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${loaderSchemeNames[family]}"`);
+    throw new DecodeError(`no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme ${goQuote(loaderSchemeNames[family])}`);
   }
   const goType = goTypeName(apiVersion, kind);
   if (isList(kind)) {
@@ -80,11 +89,28 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
     // the scheme decodes every version it registers strictly, so an object the loader will not accept still has
     // its strict errors reported first; admissionregistration's other versions have v1's fields
     const sameKind = apiVersion.startsWith('admissionregistration.k8s.io/') && Object.hasOwn(apiSchema, kind) ? apiSchema[kind as V1Kind] : undefined;
-    if (sameKind !== undefined) strictDecode(obj, sameKind, duplicateErrors, keyOrder);
+    if (sameKind !== undefined) inVersion(apiVersion.slice(apiVersion.indexOf('/') + 1), () => strictDecode(obj, sameKind, duplicateErrors, keyOrder));
     else if (duplicateErrors.length > 0) throw new DecodeError(`strict decoding error: ${duplicateErrors.join(', ')}`);
     return { type: 'foreign', goType };
   }
   return { type: 'object', kind, goType, object: strictDecode(obj, apiSchema[kind]!, duplicateErrors, keyOrder) };
+}
+
+/** metav1 types, which keep their package name (`v1.`) in every admissionregistration version's messages. */
+const metaTypes = new Set(['ObjectMeta', 'ListMeta', 'LabelSelector', 'LabelSelectorRequirement', 'Condition', 'Time', 'OwnerReference', 'ManagedFieldsEntry', 'ShardInfo', 'FieldsV1']);
+
+/**
+ * Runs a strict decode of another admissionregistration version with v1's schema, naming the version's own Go
+ * package in a type error (`of type v1beta1.FailurePolicyType`): the types are the same, their package is not.
+ */
+function inVersion(version: string, decode: () => void): void {
+  try {
+    decode();
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    const renamed = err.message.replace(/( of type (?:\[\]|\*|map\[string\])*)v1\.(\w+)$/, (whole, prefix: string, name: string) => (metaTypes.has(name) ? whole : `${prefix}${version}.${name}`));
+    throw renamed === err.message ? err : new DecodeError(renamed);
+  }
 }
 
 const listType: ApiType = {

@@ -10,7 +10,7 @@ import type {
   ValidatingWebhookConfiguration,
   WebhookClientConfig,
 } from '../api/types.js';
-import { decodeDocumentText, decodeDocumentValue, DecodeError } from './decode.js';
+import { decodeDocumentText, decodeDocumentValue, DecodeError, listItemText } from './decode.js';
 import type { DecodedDocument } from './decode.js';
 import { applyDefaults } from './defaults.js';
 import type { JsonObject } from './document.js';
@@ -143,7 +143,7 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
     for (const item of decoded.items) {
       let itemDecoded: DecodedDocument;
       try {
-        itemDecoded = decodeDocumentValue(item, JSON.stringify(item), pluginKinds[plugin].family, decoded.keyOrder);
+        itemDecoded = decodeDocumentValue(item, listItemText(item, decoded.keyOrder), pluginKinds[plugin].family, decoded.keyOrder);
       } catch (err) {
         steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
         return false;
