@@ -43,11 +43,11 @@ export const loaderSchemeNames: Readonly<Record<PluginFamily, string>> = {
  */
 export type KeyOrder = 'sorted' | 'document';
 
-/** Decodes one document's text. Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
-export function decodeDocumentText(text: string, family: PluginFamily): DecodedDocument {
+/** Decodes one document's text (`bytes`: its bytes where they are not UTF-8). Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
+export function decodeDocumentText(text: string, family: PluginFamily, bytes?: Uint8Array): DecodedDocument {
   let parsed;
   try {
-    parsed = parseManifestDocument(text);
+    parsed = parseManifestDocument(text, bytes);
   } catch (err) {
     if (err instanceof DocumentSyntaxError) throw new DecodeError(err.message);
     throw err;

@@ -39,8 +39,9 @@ export function isJSONDocument(text: string): boolean {
   return m !== null && m[0] === '{';
 }
 
-export function parseManifestDocument(text: string): ParsedDocument {
-  return isJSONDocument(text) ? parseJSON(text) : parseYAML(text);
+/** `bytes`: the document's bytes where they are not UTF-8 (`text` has U+FFFD in their place). */
+export function parseManifestDocument(text: string, bytes?: Uint8Array): ParsedDocument {
+  return isJSONDocument(text) ? parseJSON(text) : parseYAML(text, bytes);
 }
 
 function parseJSON(text: string): ParsedDocument {
@@ -109,8 +110,8 @@ export function jsonDuplicateFields(text: string): string[] {
  * ends (a directive, `---` or `...` the splitter left inside the text ends it; the rest is never read). The object
  * is then built from that document by the parsers below.
  */
-function parseYAML(text: string): ParsedDocument {
-  const first = readFirstDocument(Buffer.from(text, 'utf8'));
+function parseYAML(text: string, bytes?: Uint8Array): ParsedDocument {
+  const first = readFirstDocument(bytes ?? Buffer.from(text, 'utf8'));
   if (first.error !== undefined) throw new DocumentSyntaxError(first.error.message);
   const read = first.end < text.length ? firstCharacters(text, first.end) : text;
   return parseYAMLFast(read) ?? parseYAMLExact(read);

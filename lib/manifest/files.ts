@@ -1,6 +1,7 @@
 // Reads a manifest directory as kube-apiserver's manifest.LoadFiles does: direct children only, .yaml/.yml/.json
 // (case-insensitive, last extension), name order, zero-byte files skipped, one SHA-256 over every selected file's
 // bytes each followed by a NUL byte. The hash is computed before decoding, so it is the same as upstream's.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ export interface FileDoc {
   /** 0-based index of the document inside its file */
   readonly index: number;
   readonly text: string;
+  /**
+   * The document's bytes, where its file is not valid UTF-8: `text` then has U+FFFD in their place, and go-yaml's
+   * reader must see the bytes themselves to fail as upstream does (`invalid leading UTF-8 octet` …).
+   */
+  readonly bytes?: Uint8Array;
 }
 
 export interface ManifestFiles {
@@ -96,16 +102,25 @@ function assemble(contents: Array<{ filePath: string; data: Buffer }>): Manifest
     hash.update(data);
     hash.update(nul);
     hasData = true;
+    // a file that is not UTF-8 is split byte for byte (latin1 maps each byte to one character), as Go splits bytes
+    const utf8 = isUtf8(data);
     let texts: string[];
     try {
-      texts = splitYAMLDocuments(data.toString('utf8'));
+      texts = splitYAMLDocuments(data.toString(utf8 ? 'utf8' : 'latin1'));
     } catch (err) {
       throw new ManifestError(
         `failed to split YAML documents in file "${filePath}": ${(err as Error).message}`,
         { cause: err },
       );
     }
-    texts.forEach((text, index) => docs.push({ filePath, index, text }));
+    texts.forEach((text, index) => {
+      if (utf8) {
+        docs.push({ filePath, index, text });
+      } else {
+        const bytes = Buffer.from(text, 'latin1');
+        docs.push({ filePath, index, text: bytes.toString('utf8'), bytes });
+      }
+    });
   }
   return { docs, hash: hasData ? `sha256:${hash.digest('hex')}` : '', files: contents.map((c) => c.filePath) };
 }

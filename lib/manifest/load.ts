@@ -173,10 +173,10 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
   return false;
 }
 
-function* computeSteps(plugin: PluginName, text: string): Steps<readonly DocumentStep[]> {
+function* computeSteps(plugin: PluginName, text: string, bytes?: Uint8Array): Steps<readonly DocumentStep[]> {
   let decoded: DecodedDocument;
   try {
-    decoded = decodeDocumentText(text, pluginKinds[plugin].family);
+    decoded = decodeDocumentText(text, pluginKinds[plugin].family, bytes);
   } catch (err) {
     return [{ error: asManifestError(err) }];
   }
@@ -227,7 +227,10 @@ function acceptStep(state: LoadState, step: DocumentStep, filePath: string): voi
 }
 
 function* loadDoc(state: LoadState, doc: FileDoc, cache: DocumentCache | undefined): Steps<void> {
-  const steps = cache ? yield* cache.steps(doc.text, () => computeSteps(state.plugin, doc.text)) : yield* computeSteps(state.plugin, doc.text);
+  // a document that is not UTF-8 is cached by its bytes: different bytes can read as the same text
+  const key = doc.bytes === undefined ? doc.text : `\u0000bytes:${Buffer.from(doc.bytes).toString('latin1')}`;
+  const compute = (): Steps<readonly DocumentStep[]> => computeSteps(state.plugin, doc.text, doc.bytes);
+  const steps = cache ? yield* cache.steps(key, compute) : yield* compute();
   try {
     for (const step of steps) acceptStep(state, step, doc.filePath);
   } catch (err) {
