@@ -210,6 +210,7 @@ function isMergeKey(key: unknown): boolean {
 
 class Converter {
   #expanded = 0;
+  readonly #expanding = new Set<object>();
   constructor(
     private readonly doc: Document,
     private readonly lines: LineCounter | undefined,
@@ -224,7 +225,14 @@ class Converter {
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
       if (target === undefined) throw new DocumentSyntaxError(`yaml: unknown anchor '${node.source}' referenced`);
-      return this.convert(target, path, depth + 1, true);
+      // go-yaml v2 decode.go decoder.alias: an alias met again while its own value is being decoded
+      if (this.#expanding.has(node)) throw new DocumentSyntaxError(`yaml: anchor '${node.source}' value contains itself`);
+      this.#expanding.add(node);
+      try {
+        return this.convert(target, path, depth + 1, true);
+      } finally {
+        this.#expanding.delete(node);
+      }
     }
     if (isScalar(node)) return scalarValue(node.value, node.source);
     if (isMap(node)) {

@@ -14,6 +14,7 @@ import { decodeDocumentText, decodeDocumentValue, DecodeError, listItemText } fr
 import type { DecodedDocument } from './decode.js';
 import { applyDefaults } from './defaults.js';
 import type { JsonObject } from './document.js';
+import { goQuote } from '../validation/go-format.js';
 import { ManifestError } from './errors.js';
 import type { FileDoc, ManifestFiles } from './files.js';
 import { pluginKinds } from './plugins.js';
@@ -53,40 +54,40 @@ function nameOf(obj: { metadata?: { name?: string } }): string {
 
 /** ValidateManifestName: present, with the reserved suffix, unique within its name set. */
 function validateManifestName(name: string, filePath: string, seen: Map<string, string>): void {
-  if (name === '') throw new ManifestError(`resource in file "${filePath}" must have a name`);
+  if (name === '') throw new ManifestError(`resource in file ${goQuote(filePath)} must have a name`);
   if (!name.endsWith(staticConfigSuffix)) {
-    throw new ManifestError(`"${name}" in file "${filePath}" must have a name ending with "${staticConfigSuffix}"`);
+    throw new ManifestError(`${goQuote(name)} in file ${goQuote(filePath)} must have a name ending with ${goQuote(staticConfigSuffix)}`);
   }
   const first = seen.get(name);
   if (first !== undefined) {
-    throw new ManifestError(`duplicate name "${name}" found in file "${filePath}" (previously seen in "${first}")`);
+    throw new ManifestError(`duplicate name ${goQuote(name)} found in file ${goQuote(filePath)} (previously seen in ${goQuote(first)})`);
   }
   seen.set(name, filePath);
 }
 
 function validateWebhookClientConfig(webhookName: string, configName: string, filePath: string, cc: WebhookClientConfig | undefined): void {
   if (cc?.service) {
-    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`);
+    throw new ManifestError(`webhook ${goQuote(webhookName)} in ${goQuote(configName)} (file ${goQuote(filePath)}): clientConfig.service is not supported for static manifests; use clientConfig.url instead`);
   }
   if (!cc?.url) {
-    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.url is required for static manifests`);
+    throw new ManifestError(`webhook ${goQuote(webhookName)} in ${goQuote(configName)} (file ${goQuote(filePath)}): clientConfig.url is required for static manifests`);
   }
 }
 
 function validateBindingConstraints(bindingName: string, binding: AdmissionPolicyBinding): void {
   const policyName = binding.spec?.policyName ?? '';
-  if (policyName === '') throw new ManifestError(`binding "${bindingName}" must reference a policy (spec.policyName)`);
+  if (policyName === '') throw new ManifestError(`binding ${goQuote(bindingName)} must reference a policy (spec.policyName)`);
   if (!policyName.endsWith(staticConfigSuffix)) {
-    throw new ManifestError(`binding "${bindingName}": spec.policyName "${policyName}" must end with "${staticConfigSuffix}"`);
+    throw new ManifestError(`binding ${goQuote(bindingName)}: spec.policyName ${goQuote(policyName)} must end with ${goQuote(staticConfigSuffix)}`);
   }
-  if (binding.spec?.paramRef) throw new ManifestError(`binding "${bindingName}": spec.paramRef is not supported for static manifests`);
+  if (binding.spec?.paramRef) throw new ManifestError(`binding ${goQuote(bindingName)}: spec.paramRef is not supported for static manifests`);
 }
 
 /** Defaults and validates one object of an accepted kind; returns it typed. */
 function defaultAndValidate(kind: V1Kind, object: JsonObject): JsonObject {
   applyDefaults(kind, object);
   const message = validateObject(kind, object);
-  if (message !== undefined) throw new ManifestError(`${kind} "${nameOf(object)}": ${message}`);
+  if (message !== undefined) throw new ManifestError(`${kind} ${goQuote(nameOf(object))}: ${message}`);
   return object;
 }
 
@@ -219,7 +220,7 @@ function acceptStep(state: LoadState, step: DocumentStep, filePath: string): voi
           validateWebhookClientConfig(w.name ?? '', name, filePath, w.clientConfig);
         }
       } else if ((item as AdmissionPolicy).spec?.paramKind) {
-        throw new ManifestError(`${kinds.primary} "${name}": spec.paramKind is not supported for static manifests`);
+        throw new ManifestError(`${kinds.primary} ${goQuote(name)}: spec.paramKind is not supported for static manifests`);
       }
     }
   }
@@ -279,7 +280,7 @@ export function* loadSteps(plugin: PluginName, files: ManifestFiles, cache?: Doc
   for (const binding of state.bindings as AdmissionPolicyBinding[]) {
     const policyName = binding.spec?.policyName ?? '';
     if (!policyNames.has(policyName)) {
-      throw new ManifestError(`binding "${nameOf(binding)}" references policy "${policyName}" which does not exist in the manifest directory`);
+      throw new ManifestError(`binding ${goQuote(nameOf(binding))} references policy ${goQuote(policyName)} which does not exist in the manifest directory`);
     }
   }
   state.bindings.sort(byName);
