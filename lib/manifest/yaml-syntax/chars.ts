@@ -77,11 +77,17 @@ export function skipLine(s: YamlState): void {
   }
 }
 
-/** Appends the character at the position to `out` and moves past it. */
+/**
+ * Where scalar content goes: nowhere. Only whether and where go-yaml fails is decided here, and no decision depends on
+ * a scalar's content, so it is not collected (the line breaks and blanks that folding looks at still are).
+ */
+export const discard: number[] = [];
+
+/** Appends the character at the position to `out` (unless it is `discard`) and moves past it. */
 export function read(s: YamlState, out: number[]): void {
   const w = width(s.at(s.bufPos));
   if (w === 0) throw new Error('invalid character sequence');
-  for (let k = 0; k < w; k++) out.push(s.at(s.bufPos + k));
+  if (out !== discard) for (let k = 0; k < w; k++) out.push(s.at(s.bufPos + k));
   s.bufPos += w;
   s.mark.index++;
   s.mark.column++;

@@ -1,7 +1,7 @@
 // go-yaml v2's scalar scanning (go.yaml.in/yaml/v2 v2.4.3 scannerc.go, yaml_parser_scan_block_scalar,
 // yaml_parser_scan_flow_scalar, yaml_parser_scan_plain_scalar): block, quoted and plain scalars with their folding,
 // escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …).
-import { asHex, at, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
+import { asHex, at, discard, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
 import { cache } from './reader.js';
 import { copyMark } from './state.js';
 import type { Mark, Token, YamlState } from './state.js';
@@ -11,8 +11,12 @@ function fail(s: YamlState, context: string, start: Mark, problem: string): unde
   return undefined;
 }
 
+const space = [0x20];
+const quote = [0x27];
+
 /** out += src, without spreading (a long scalar would overflow the argument limit). */
 function append(out: number[], src: readonly number[]): void {
+  if (out === discard) return;
   for (const b of src) out.push(b);
 }
 
@@ -61,7 +65,7 @@ export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefin
   }
   const block = { indent: 0, end: copyMark(s.mark) };
   if (increment > 0) block.indent = s.indent >= 0 ? s.indent + increment : increment;
-  const value: number[] = [];
+  const value = discard;
   let leadingBreak: number[] = [];
   let trailingBreaks: number[] = [];
   if (!scanBlockScalarBreaks(s, block, trailingBreaks, start)) return undefined;
@@ -70,7 +74,7 @@ export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefin
   while (s.mark.column === block.indent && !isZ(s, s.bufPos)) {
     const trailingBlank = isBlank(s, s.bufPos);
     if (!literal && !leadingBlank && !trailingBlank && leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
-      if (trailingBreaks.length === 0) value.push(0x20);
+      if (trailingBreaks.length === 0) append(value, space);
     } else {
       append(value, leadingBreak);
     }
@@ -147,7 +151,7 @@ function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
   const simple = simpleEscapes.get(c);
   const codeLength = codeLengths.get(c) ?? 0;
   if (simple === undefined && codeLength === 0) return s.setScannerError(quotedContext, start, 'found unknown escape character');
-  if (simple !== undefined) value.push(...simple);
+  if (simple !== undefined) append(value, simple);
   skip(s);
   skip(s);
   if (codeLength === 0) return true;
@@ -158,7 +162,7 @@ function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
     code = code * 16 + asHex(s, s.bufPos + k);
   }
   if ((code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return s.setScannerError(quotedContext, start, 'found invalid Unicode character escape code');
-  value.push(...utf8(code));
+  append(value, utf8(code));
   for (let k = 0; k < codeLength; k++) skip(s);
   return true;
 }
@@ -166,7 +170,7 @@ function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
 export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined {
   const start = copyMark(s.mark);
   skip(s);
-  const value: number[] = [];
+  const value = discard;
   let leadingBreak: number[] = [];
   let trailingBreaks: number[] = [];
   let whitespaces: number[] = [];
@@ -178,7 +182,7 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
     let leadingBlanks = false;
     while (!isBlankZ(s, s.bufPos)) {
       if (single && at(s, "'") && at(s, "'", 1)) {
-        value.push(0x27);
+        append(value, quote);
         skip(s);
         skip(s);
       } else if (single && at(s, "'")) {
@@ -218,7 +222,7 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
     }
     if (leadingBlanks) {
       if (leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
-        if (trailingBreaks.length === 0) value.push(0x20);
+        if (trailingBreaks.length === 0) append(value, space);
         else append(value, trailingBreaks);
       } else {
         append(value, leadingBreak);
@@ -241,14 +245,17 @@ function endsPlainRun(s: YamlState): boolean {
 }
 
 export function scanPlainScalar(s: YamlState): Token | undefined {
-  const value: number[] = [];
+  const value = discard;
   let leadingBreak: number[] = [];
   let trailingBreaks: number[] = [];
   let whitespaces: number[] = [];
   let leadingBlanks = false;
   const indent = s.indent + 1;
   const start = copyMark(s.mark);
-  let end = copyMark(s.mark);
+  // the end mark, kept as numbers: it moves with every character
+  let endIndex = s.mark.index;
+  let endLine = s.mark.line;
+  let endColumn = s.mark.column;
   for (;;) {
     if (!cache(s, 4)) return undefined;
     if (isDocumentIndicator(s)) break;
@@ -258,7 +265,7 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
       if (leadingBlanks || whitespaces.length > 0) {
         if (leadingBlanks) {
           if (leadingBreak[0] === 0x0a) {
-            if (trailingBreaks.length === 0) value.push(0x20);
+            if (trailingBreaks.length === 0) append(value, space);
             else append(value, trailingBreaks);
           } else {
             append(value, leadingBreak);
@@ -273,7 +280,9 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
         }
       }
       read(s, value);
-      end = copyMark(s.mark);
+      endIndex = s.mark.index;
+      endLine = s.mark.line;
+      endColumn = s.mark.column;
       if (!cache(s, 2)) return undefined;
     }
     if (!(isBlank(s, s.bufPos) || isBreak(s, s.bufPos))) break;
@@ -300,5 +309,5 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
     if (s.flowLevel === 0 && s.mark.column < indent) break;
   }
   if (leadingBlanks) s.simpleKeyAllowed = true;
-  return { type: 'SCALAR', start, end, value, style: 'plain' };
+  return { type: 'SCALAR', start, end: { index: endIndex, line: endLine, column: endColumn }, value, style: 'plain' };
 }

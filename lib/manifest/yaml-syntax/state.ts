@@ -44,19 +44,25 @@ export type ErrorKind = 'none' | 'reader' | 'scanner' | 'parser';
 export const rawBufferSize = 512;
 export const bufferSize = rawBufferSize * 3;
 
+/** The reader's two buffers; every position read is written first, so they can be reused from state to state. */
+export interface ScratchBuffers {
+  readonly raw: Uint8Array;
+  readonly buffer: Uint8Array;
+}
+
 export type Encoding = 'any' | 'utf8' | 'utf16le' | 'utf16be';
 
 export class YamlState {
   // reader (readerc.go)
   readonly input: Uint8Array;
   inputPos = 0;
-  readonly raw = new Uint8Array(rawBufferSize);
+  readonly raw: Uint8Array;
   rawLen = 0;
   rawPos = 0;
   eof = false;
   encoding: Encoding = 'any';
   /** decoded UTF-8; a little slack past input_buffer_size for the look-ahead padding */
-  readonly buffer = new Uint8Array(bufferSize + 16);
+  readonly buffer: Uint8Array;
   bufLen = 0;
   bufPos = 0;
   unread = 0;
@@ -84,8 +90,15 @@ export class YamlState {
   simpleKeys: SimpleKey[] = [];
   simpleKeysByTok = new Map<number, number>();
 
-  constructor(input: Uint8Array) {
+  /** `buffers`: scratch space to reuse (what a previous, finished state used), else new */
+  constructor(input: Uint8Array, buffers?: ScratchBuffers) {
     this.input = input;
+    this.raw = buffers?.raw ?? new Uint8Array(rawBufferSize);
+    this.buffer = buffers?.buffer ?? new Uint8Array(bufferSize + 16);
+  }
+
+  get buffers(): ScratchBuffers {
+    return { raw: this.raw, buffer: this.buffer };
   }
 
   /** buffer[i], 0 past what is decoded (upstream pads with NULs where it looks ahead) */
