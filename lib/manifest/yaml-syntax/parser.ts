@@ -3,7 +3,7 @@
 // events' kinds, anchors and aliases are kept: that is what decides whether and where go-yaml fails.
 import { fetchMoreTokens } from './scanner.js';
 import { copyMark } from './state.js';
-import type { Mark, Token, YamlState } from './state.js';
+import type { Mark, Token, TokenType, YamlState } from './state.js';
 
 export type EventType =
   | 'STREAM_START' | 'STREAM_END' | 'DOCUMENT_START' | 'DOCUMENT_END' | 'ALIAS' | 'SCALAR' | 'SEQUENCE_START'
@@ -260,22 +260,27 @@ export class EventParser {
     this.#skip();
   }
 
+  /**
+   * After an entry's indicator (`-`, `?`, `:`): the node that follows, or an empty scalar at the indicator's end when
+   * the next token is one of `empty` (upstream repeats this in each block state).
+   */
+  #entryNode(indicator: Token, empty: readonly TokenType[], next: State, indentless: boolean): YamlEvent | false {
+    this.#skip();
+    const token = this.#peek();
+    if (token === undefined) return false;
+    if (!empty.includes(token.type)) {
+      this.#states.push(next);
+      return this.#node(true, indentless);
+    }
+    this.#state = next;
+    return emptyScalar(indicator.end);
+  }
+
   #blockSequenceEntry(first: boolean): YamlEvent | false {
     if (first) this.#first();
-    let token = this.#peek();
+    const token = this.#peek();
     if (token === undefined) return false;
-    if (token.type === 'BLOCK_ENTRY') {
-      const mark = token.end;
-      this.#skip();
-      token = this.#peek();
-      if (token === undefined) return false;
-      if (token.type !== 'BLOCK_ENTRY' && token.type !== 'BLOCK_END') {
-        this.#states.push('BLOCK_SEQUENCE_ENTRY');
-        return this.#node(true, false);
-      }
-      this.#state = 'BLOCK_SEQUENCE_ENTRY';
-      return emptyScalar(mark);
-    }
+    if (token.type === 'BLOCK_ENTRY') return this.#entryNode(token, ['BLOCK_ENTRY', 'BLOCK_END'], 'BLOCK_SEQUENCE_ENTRY', false);
     if (token.type === 'BLOCK_END') {
       this.#state = this.#pop();
       this.#marks.pop();
@@ -287,40 +292,18 @@ export class EventParser {
   }
 
   #indentlessSequenceEntry(): YamlEvent | false {
-    let token = this.#peek();
+    const token = this.#peek();
     if (token === undefined) return false;
-    if (token.type === 'BLOCK_ENTRY') {
-      const mark = token.end;
-      this.#skip();
-      token = this.#peek();
-      if (token === undefined) return false;
-      if (token.type !== 'BLOCK_ENTRY' && token.type !== 'KEY' && token.type !== 'VALUE' && token.type !== 'BLOCK_END') {
-        this.#states.push('INDENTLESS_SEQUENCE_ENTRY');
-        return this.#node(true, false);
-      }
-      this.#state = 'INDENTLESS_SEQUENCE_ENTRY';
-      return emptyScalar(mark);
-    }
+    if (token.type === 'BLOCK_ENTRY') return this.#entryNode(token, ['BLOCK_ENTRY', 'KEY', 'VALUE', 'BLOCK_END'], 'INDENTLESS_SEQUENCE_ENTRY', false);
     this.#state = this.#pop();
     return { type: 'SEQUENCE_END', start: token.start };
   }
 
   #blockMappingKey(first: boolean): YamlEvent | false {
     if (first) this.#first();
-    let token = this.#peek();
+    const token = this.#peek();
     if (token === undefined) return false;
-    if (token.type === 'KEY') {
-      const mark = token.end;
-      this.#skip();
-      token = this.#peek();
-      if (token === undefined) return false;
-      if (token.type !== 'KEY' && token.type !== 'VALUE' && token.type !== 'BLOCK_END') {
-        this.#states.push('BLOCK_MAPPING_VALUE');
-        return this.#node(true, true);
-      }
-      this.#state = 'BLOCK_MAPPING_VALUE';
-      return emptyScalar(mark);
-    }
+    if (token.type === 'KEY') return this.#entryNode(token, ['KEY', 'VALUE', 'BLOCK_END'], 'BLOCK_MAPPING_VALUE', true);
     if (token.type === 'BLOCK_END') {
       this.#state = this.#pop();
       this.#marks.pop();
@@ -332,20 +315,9 @@ export class EventParser {
   }
 
   #blockMappingValue(): YamlEvent | false {
-    let token = this.#peek();
+    const token = this.#peek();
     if (token === undefined) return false;
-    if (token.type === 'VALUE') {
-      const mark = token.end;
-      this.#skip();
-      token = this.#peek();
-      if (token === undefined) return false;
-      if (token.type !== 'KEY' && token.type !== 'VALUE' && token.type !== 'BLOCK_END') {
-        this.#states.push('BLOCK_MAPPING_KEY');
-        return this.#node(true, true);
-      }
-      this.#state = 'BLOCK_MAPPING_KEY';
-      return emptyScalar(mark);
-    }
+    if (token.type === 'VALUE') return this.#entryNode(token, ['KEY', 'VALUE', 'BLOCK_END'], 'BLOCK_MAPPING_KEY', true);
     this.#state = 'BLOCK_MAPPING_KEY';
     return emptyScalar(token.start);
   }

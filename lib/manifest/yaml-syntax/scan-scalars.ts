@@ -167,19 +167,71 @@ function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
   return true;
 }
 
+/** The blanks and line breaks inside a flow or plain scalar, kept as upstream keeps them to fold lines. */
+interface Folding {
+  leadingBlanks: boolean;
+  whitespaces: number[];
+  leadingBreak: number[];
+  trailingBreaks: number[];
+}
+
+const newFolding = (): Folding => ({ leadingBlanks: false, whitespaces: [], leadingBreak: [], trailingBreaks: [] });
+
+/**
+ * Consumes blanks and line breaks (the loop both quoted and plain scalars run). `tabIndent`: for a plain scalar, a tab
+ * left of this column after a line break is an error. False on error.
+ */
+function scanBlanks(s: YamlState, f: Folding, start: Mark, tabIndent?: number): boolean {
+  while (isBlank(s, s.bufPos) || isBreak(s, s.bufPos)) {
+    if (isBlank(s, s.bufPos)) {
+      if (tabIndent !== undefined && f.leadingBlanks && s.mark.column < tabIndent && isTab(s, s.bufPos)) {
+        return s.setScannerError('while scanning a plain scalar', start, 'found a tab character that violates indentation');
+      }
+      if (!f.leadingBlanks) read(s, f.whitespaces);
+      else skip(s);
+    } else {
+      if (!cache(s, 2)) return false;
+      if (!f.leadingBlanks) {
+        f.whitespaces = [];
+        readLine(s, f.leadingBreak);
+        f.leadingBlanks = true;
+      } else {
+        readLine(s, f.trailingBreaks);
+      }
+    }
+    if (!cache(s, 1)) return false;
+  }
+  return true;
+}
+
+/** Joins what scanBlanks collected into the value: a single line break folds to a space, more keep all but one. */
+function fold(f: Folding, value: number[]): void {
+  if (f.leadingBlanks) {
+    if (f.leadingBreak.length > 0 && f.leadingBreak[0] === 0x0a) {
+      append(value, f.trailingBreaks.length === 0 ? space : f.trailingBreaks);
+    } else {
+      append(value, f.leadingBreak);
+      append(value, f.trailingBreaks);
+    }
+    f.trailingBreaks = [];
+    f.leadingBreak = [];
+  } else {
+    append(value, f.whitespaces);
+    f.whitespaces = [];
+  }
+}
+
 export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined {
   const start = copyMark(s.mark);
   skip(s);
   const value = discard;
-  let leadingBreak: number[] = [];
-  let trailingBreaks: number[] = [];
-  let whitespaces: number[] = [];
+  const f = newFolding();
   const context = 'while scanning a quoted scalar';
   for (;;) {
     if (!cache(s, 4)) return undefined;
     if (isDocumentIndicator(s)) return fail(s, context, start, 'found unexpected document indicator');
     if (isZ(s, s.bufPos)) return fail(s, context, start, 'found unexpected end of stream');
-    let leadingBlanks = false;
+    f.leadingBlanks = false;
     while (!isBlankZ(s, s.bufPos)) {
       if (single && at(s, "'") && at(s, "'", 1)) {
         append(value, quote);
@@ -193,7 +245,7 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
         if (!cache(s, 3)) return undefined;
         skip(s);
         skipLine(s);
-        leadingBlanks = true;
+        f.leadingBlanks = true;
         break;
       } else if (!single && at(s, '\\')) {
         if (!scanEscape(s, start, value)) return undefined;
@@ -204,36 +256,8 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
     }
     if (!cache(s, 1)) return undefined;
     if (at(s, single ? "'" : '"')) break;
-    while (isBlank(s, s.bufPos) || isBreak(s, s.bufPos)) {
-      if (isBlank(s, s.bufPos)) {
-        if (!leadingBlanks) read(s, whitespaces);
-        else skip(s);
-      } else {
-        if (!cache(s, 2)) return undefined;
-        if (!leadingBlanks) {
-          whitespaces = [];
-          readLine(s, leadingBreak);
-          leadingBlanks = true;
-        } else {
-          readLine(s, trailingBreaks);
-        }
-      }
-      if (!cache(s, 1)) return undefined;
-    }
-    if (leadingBlanks) {
-      if (leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
-        if (trailingBreaks.length === 0) append(value, space);
-        else append(value, trailingBreaks);
-      } else {
-        append(value, leadingBreak);
-            append(value, trailingBreaks);
-      }
-      trailingBreaks = [];
-      leadingBreak = [];
-    } else {
-      append(value, whitespaces);
-      whitespaces = [];
-    }
+    if (!scanBlanks(s, f, start)) return undefined;
+    fold(f, value);
   }
   skip(s);
   return { type: 'SCALAR', start, end: copyMark(s.mark), value, style: single ? 'single' : 'double' };
@@ -246,10 +270,7 @@ function endsPlainRun(s: YamlState): boolean {
 
 export function scanPlainScalar(s: YamlState): Token | undefined {
   const value = discard;
-  let leadingBreak: number[] = [];
-  let trailingBreaks: number[] = [];
-  let whitespaces: number[] = [];
-  let leadingBlanks = false;
+  const f = newFolding();
   const indent = s.indent + 1;
   const start = copyMark(s.mark);
   // the end mark, kept as numbers: it moves with every character
@@ -262,22 +283,9 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
     if (at(s, '#')) break;
     while (!isBlankZ(s, s.bufPos)) {
       if (endsPlainRun(s)) break;
-      if (leadingBlanks || whitespaces.length > 0) {
-        if (leadingBlanks) {
-          if (leadingBreak[0] === 0x0a) {
-            if (trailingBreaks.length === 0) append(value, space);
-            else append(value, trailingBreaks);
-          } else {
-            append(value, leadingBreak);
-            append(value, trailingBreaks);
-          }
-          trailingBreaks = [];
-          leadingBreak = [];
-          leadingBlanks = false;
-        } else {
-          append(value, whitespaces);
-          whitespaces = [];
-        }
+      if (f.leadingBlanks || f.whitespaces.length > 0) {
+        fold(f, value);
+        f.leadingBlanks = false;
       }
       read(s, value);
       endIndex = s.mark.index;
@@ -287,27 +295,9 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
     }
     if (!(isBlank(s, s.bufPos) || isBreak(s, s.bufPos))) break;
     if (!cache(s, 1)) return undefined;
-    while (isBlank(s, s.bufPos) || isBreak(s, s.bufPos)) {
-      if (isBlank(s, s.bufPos)) {
-        if (leadingBlanks && s.mark.column < indent && isTab(s, s.bufPos)) {
-          return fail(s, 'while scanning a plain scalar', start, 'found a tab character that violates indentation');
-        }
-        if (!leadingBlanks) read(s, whitespaces);
-        else skip(s);
-      } else {
-        if (!cache(s, 2)) return undefined;
-        if (!leadingBlanks) {
-          whitespaces = [];
-          readLine(s, leadingBreak);
-          leadingBlanks = true;
-        } else {
-          readLine(s, trailingBreaks);
-        }
-      }
-      if (!cache(s, 1)) return undefined;
-    }
+    if (!scanBlanks(s, f, start, indent)) return undefined;
     if (s.flowLevel === 0 && s.mark.column < indent) break;
   }
-  if (leadingBlanks) s.simpleKeyAllowed = true;
+  if (f.leadingBlanks) s.simpleKeyAllowed = true;
   return { type: 'SCALAR', start, end: { index: endIndex, line: endLine, column: endColumn }, value, style: 'plain' };
 }
