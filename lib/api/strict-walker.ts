@@ -8,6 +8,7 @@
 // Upstream: sigs.k8s.io/json internal/golang/encoding/json/decode.go (literalStore, object, array, addErrorContext),
 // k8s.io/apimachinery pkg/runtime/serializer/json/json.go (unmarshal: a type error is returned, strict errors only
 // without one), pkg/apis/meta/v1/time.go and micro_time.go, pkg/util/intstr/intstr.go (UnmarshalJSON).
+import { goQuote } from '../validation/go-format.js';
 import { ownValue, setOwn } from '../json/own.js';
 import type { ApiSchema, ApiType } from './schema.js';
 
@@ -122,10 +123,11 @@ export class StrictWalker {
       const field = ownValue(type.fields, key);
       const childStrict = strictPath === '' ? key : `${strictPath}.${key}`;
       if (!field) {
-        this.unknown.push(`unknown field "${childStrict}"`);
+        this.unknown.push(`unknown field ${goQuote(childStrict)}`);
         continue;
       }
-      const childGo = goPath === '' ? key : `${goPath}.${key}`;
+      const goName = embeddedPath(type.go, key);
+      const childGo = goPath === '' ? goName : `${goPath}.${goName}`;
       const was = knownObj !== undefined && Object.hasOwn(knownObj, key) ? knownObj[key] : undefined;
       if (was !== undefined && was === value) continue;
       const converted = this.value(value, field.type, field.go, type.go, childStrict, childGo, was);
@@ -255,3 +257,19 @@ function shapeOf(type: string): 'string' | 'other' | ApiType {
 
 /** Go names of map element types a schema may leave implicit (a named map type such as v1.ResourceList). */
 const elemGoTypes: Readonly<Record<string, string>> = { 'resource.Quantity': 'resource.Quantity', bytes: '[]uint8', string: 'string' };
+
+/**
+ * A field's name in encoding/json's error path: a field of an inline (embedded) struct is named through it, as Go
+ * walks it (k8s.io/api admissionregistration/v1 types.go: NamedRuleWithOperations embeds RuleWithOperations, which
+ * embeds Rule), e.g. `resourceRules.RuleWithOperations.Rule.apiVersions`. The schema has them flattened.
+ */
+function embeddedPath(structName: string, key: string): string {
+  const inRule = key === 'apiGroups' || key === 'apiVersions' || key === 'resources' || key === 'scope';
+  if (structName === 'NamedRuleWithOperations') {
+    if (key === 'operations') return `RuleWithOperations.${key}`;
+    if (inRule) return `RuleWithOperations.Rule.${key}`;
+  } else if (structName === 'RuleWithOperations' && inRule) {
+    return `Rule.${key}`;
+  }
+  return key;
+}

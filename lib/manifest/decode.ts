@@ -6,6 +6,7 @@ import type { ApiSchema, ApiType } from '../api/schema.js';
 import { schemaForVersion } from '../api/version-schemas.js';
 import { interpretError, StrictWalker } from '../api/strict-walker.js';
 import { DocumentSyntaxError, parseManifestDocument } from './document.js';
+import { goJsonMarshal, goQuote } from '../validation/go-format.js';
 import { setOwn } from '../json/own.js';
 import type { JsonObject, JsonValue } from './document.js';
 import { goTypeName, isList, isRegistered, isV1Kind } from './scheme.js';
@@ -43,16 +44,24 @@ export const loaderSchemeNames: Readonly<Record<PluginFamily, string>> = {
  */
 export type KeyOrder = 'sorted' | 'document';
 
-/** Decodes one document's text. Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
-export function decodeDocumentText(text: string, family: PluginFamily): DecodedDocument {
+/** Decodes one document's text (`bytes`: its bytes where they are not UTF-8). Throws DecodeError with upstream's message (the caller adds `error loading <file>: `). */
+export function decodeDocumentText(text: string, family: PluginFamily, bytes?: Uint8Array): DecodedDocument {
   let parsed;
   try {
-    parsed = parseManifestDocument(text);
+    parsed = parseManifestDocument(text, bytes);
   } catch (err) {
     if (err instanceof DocumentSyntaxError) throw new DecodeError(err.message);
     throw err;
   }
   return decodeValue(parsed.value, text, parsed.duplicateErrors, family, parsed.format === 'yaml' ? 'sorted' : 'document');
+}
+
+/**
+ * A List item's text as upstream holds it (its RawExtension) and quotes it in missing-kind messages: for a YAML
+ * document, encoding/json's output of what YAMLToJSON built, so keys sorted and <, >, & escaped; for JSON, the item.
+ */
+export function listItemText(item: JsonValue, keyOrder: KeyOrder): string {
+  return keyOrder === 'sorted' ? goJsonMarshal(withSortedKeys(item)) : JSON.stringify(item);
 }
 
 /** Decodes an already-parsed value (a List item): `raw` is its text for the missing-kind messages. */
@@ -69,7 +78,7 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   if (kind === '') throw new DecodeError(`Object 'Kind' is missing in '${raw}'`);
   if (apiVersion === '') throw new DecodeError(`Object 'apiVersion' is missing in '${raw}'`);
   if (!isRegistered(apiVersion, kind)) {
-    throw new DecodeError(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${loaderSchemeNames[family]}"`);
+    throw new DecodeError(`no kind ${goQuote(kind)} is registered for version ${goQuote(apiVersion)} in scheme ${goQuote(loaderSchemeNames[family])}`);
   }
   const goType = goTypeName(apiVersion, kind);
   if (isList(kind)) {

@@ -50,16 +50,18 @@ export function defaultMutatingWebhookConfiguration(c: MutatingWebhookConfigurat
   }
 }
 
+// Spec is a struct value in Go, never nil: SetObjectDefaults_* default it whether or not the manifest has one, so a
+// policy without `spec` still gets failurePolicy Fail (and validation does not ask for it).
 export function defaultValidatingAdmissionPolicy(p: ValidatingAdmissionPolicy): void {
-  if (!p.spec) return;
-  p.spec.failurePolicy ??= 'Fail';
-  defaultMatchResources(p.spec.matchConstraints);
+  const spec = (p.spec ??= {} as NonNullable<ValidatingAdmissionPolicy['spec']>);
+  spec.failurePolicy ??= 'Fail';
+  defaultMatchResources(spec.matchConstraints);
 }
 
 export function defaultMutatingAdmissionPolicy(p: MutatingAdmissionPolicy): void {
-  if (!p.spec) return;
-  p.spec.failurePolicy ??= 'Fail';
-  defaultMatchResources(p.spec.matchConstraints);
+  const spec = (p.spec ??= {} as NonNullable<MutatingAdmissionPolicy['spec']>);
+  spec.failurePolicy ??= 'Fail';
+  defaultMatchResources(spec.matchConstraints);
 }
 
 export function defaultPolicyBinding(b: ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding): void {

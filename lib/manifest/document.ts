@@ -4,7 +4,9 @@
 import jsyaml from 'js-yaml';
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Schema } from 'yaml';
 import type { Node as YamlNode, ScalarTag } from 'yaml';
+import { goQuote } from '../validation/go-format.js';
 import { setOwn } from '../json/own.js';
+import { readFirstDocument } from './yaml-syntax/check.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -37,8 +39,9 @@ export function isJSONDocument(text: string): boolean {
   return m !== null && m[0] === '{';
 }
 
-export function parseManifestDocument(text: string): ParsedDocument {
-  return isJSONDocument(text) ? parseJSON(text) : parseYAML(text);
+/** `bytes`: the document's bytes where they are not UTF-8 (`text` has U+FFFD in their place). */
+export function parseManifestDocument(text: string, bytes?: Uint8Array): ParsedDocument {
+  return isJSONDocument(text) ? parseJSON(text) : parseYAML(text, bytes);
 }
 
 function parseJSON(text: string): ParsedDocument {
@@ -81,7 +84,7 @@ export function jsonDuplicateFields(text: string): string[] {
         let k = i + 1;
         while (/\s/.test(text[k] ?? '')) k++;
         if (text[k] === ':') {
-          if (top.keys.has(str)) duplicates.push(`duplicate field "${top.path === '' ? str : `${top.path}.${str}`}"`);
+          if (top.keys.has(str)) duplicates.push(`duplicate field ${goQuote(top.path === '' ? str : `${top.path}.${str}`)}`);
           top.keys.add(str);
           top.key = str;
         }
@@ -101,8 +104,25 @@ export function jsonDuplicateFields(text: string): string[] {
   return duplicates;
 }
 
-function parseYAML(text: string): ParsedDocument {
-  return parseYAMLFast(text) ?? parseYAMLExact(text);
+/**
+ * go-yaml v2 reads the document first (sigs.k8s.io/yaml YAMLToJSON → yaml.Unmarshal), so its syntax errors come
+ * before anything else and in its words: the port in yaml-syntax/ decides them, and where go-yaml's first document
+ * ends (a directive, `---` or `...` the splitter left inside the text ends it; the rest is never read). The object
+ * is then built from that document by the parsers below.
+ */
+function parseYAML(text: string, bytes?: Uint8Array): ParsedDocument {
+  const first = readFirstDocument(bytes ?? Buffer.from(text, 'utf8'));
+  if (first.error !== undefined) throw new DocumentSyntaxError(first.error.message);
+  const read = first.end < text.length ? firstCharacters(text, first.end) : text;
+  return parseYAMLFast(read) ?? parseYAMLExact(read);
+}
+
+/** The first `n` code points of `text` (go-yaml counts characters; a leading BOM is the reader's, not counted). */
+function firstCharacters(text: string, n: number): string {
+  const bom = text.startsWith('\ufeff') ? 1 : 0;
+  let i = bom;
+  for (let count = 0; count < n && i < text.length; count++) i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  return text.slice(0, i);
 }
 
 /**
@@ -178,10 +198,7 @@ function lowerFirst(s: string): string {
   return s.length > 0 ? s[0]!.toLowerCase() + s.slice(1) : s;
 }
 
-/** Go's %q for the strings that appear in these messages. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
+export { goQuote };
 
 type DuplicateSink = (path: string, key: string, line: number) => void;
 
@@ -193,6 +210,7 @@ function isMergeKey(key: unknown): boolean {
 
 class Converter {
   #expanded = 0;
+  readonly #expanding = new Set<object>();
   constructor(
     private readonly doc: Document,
     private readonly lines: LineCounter | undefined,
@@ -207,7 +225,14 @@ class Converter {
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
       if (target === undefined) throw new DocumentSyntaxError(`yaml: unknown anchor '${node.source}' referenced`);
-      return this.convert(target, path, depth + 1, true);
+      // go-yaml v2 decode.go decoder.alias: an alias met again while its own value is being decoded
+      if (this.#expanding.has(node)) throw new DocumentSyntaxError(`yaml: anchor '${node.source}' value contains itself`);
+      this.#expanding.add(node);
+      try {
+        return this.convert(target, path, depth + 1, true);
+      } finally {
+        this.#expanding.delete(node);
+      }
     }
     if (isScalar(node)) return scalarValue(node.value, node.source);
     if (isMap(node)) {

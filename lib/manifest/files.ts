@@ -1,6 +1,7 @@
 // Reads a manifest directory as kube-apiserver's manifest.LoadFiles does: direct children only, .yaml/.yml/.json
 // (case-insensitive, last extension), name order, zero-byte files skipped, one SHA-256 over every selected file's
 // bytes each followed by a NUL byte. The hash is computed before decoding, so it is the same as upstream's.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ export interface FileDoc {
   /** 0-based index of the document inside its file */
   readonly index: number;
   readonly text: string;
+  /**
+   * The document's bytes, where its file is not valid UTF-8: `text` then has U+FFFD in their place, and go-yaml's
+   * reader must see the bytes themselves to fail as upstream does (`invalid leading UTF-8 octet` …).
+   */
+  readonly bytes?: Uint8Array;
 }
 
 export interface ManifestFiles {
@@ -96,16 +102,25 @@ function assemble(contents: Array<{ filePath: string; data: Buffer }>): Manifest
     hash.update(data);
     hash.update(nul);
     hasData = true;
+    // a file that is not UTF-8 is split byte for byte (latin1 maps each byte to one character), as Go splits bytes
+    const utf8 = isUtf8(data);
     let texts: string[];
     try {
-      texts = splitYAMLDocuments(data.toString('utf8'));
+      texts = splitYAMLDocuments(data.toString(utf8 ? 'utf8' : 'latin1'));
     } catch (err) {
       throw new ManifestError(
         `failed to split YAML documents in file "${filePath}": ${(err as Error).message}`,
         { cause: err },
       );
     }
-    texts.forEach((text, index) => docs.push({ filePath, index, text }));
+    texts.forEach((text, index) => {
+      if (utf8) {
+        docs.push({ filePath, index, text });
+      } else {
+        const bytes = Buffer.from(text, 'latin1');
+        docs.push({ filePath, index, text: bytes.toString('utf8'), bytes });
+      }
+    });
   }
   return { docs, hash: hasData ? `sha256:${hash.digest('hex')}` : '', files: contents.map((c) => c.filePath) };
 }
@@ -149,31 +164,49 @@ export function readManifestFilesSync(dir: string): ManifestFiles {
   return assemble(contents);
 }
 
+/** Go's unicode.IsSpace, which bytes.TrimSpace and strings.TrimSpace trim (JavaScript's trim() differs: U+FEFF, U+0085). */
+const goSpace = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+
+export function goTrimSpace(s: string): string {
+  return s.replace(goSpace, '');
+}
+
 /**
- * apimachinery's YAMLReader: a line starting with `---` ends a document; only spaces or a comment may follow the
- * separator. Each document is trimmed and empty ones are dropped.
+ * apimachinery's YAMLReader (k8s.io/apimachinery v0.36.3 pkg/util/yaml/decoder.go) as manifest.LoadFiles uses it: lines
+ * are read with bufio's ReadLine (a CR LF or LF ending becomes LF); a line starting with `---` ends a non-empty
+ * document, and only spaces or a comment may follow the separator. A separator met while no document has begun is
+ * kept as the next document's first line, as upstream keeps it (so line numbers in YAML errors count it, and a
+ * document's quoted text shows it). Each document is trimmed and empty ones are dropped.
  */
 export function splitYAMLDocuments(data: string): string[] {
   const docs: string[] = [];
-  let current: string[] = [];
+  let current = '';
   const flush = (): void => {
-    const doc = current.join('').trim();
+    const doc = goTrimSpace(current);
     if (doc.length > 0) docs.push(doc);
-    current = [];
+    current = '';
   };
   let start = 0;
   while (start < data.length) {
-    let end = data.indexOf('\n', start);
-    end = end === -1 ? data.length : end + 1;
-    const line = data.slice(start, end);
-    start = end;
-    if (line.startsWith('---')) {
-      const rest = line.slice(3).trim();
-      if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
-      flush();
-      continue;
+    const newline = data.indexOf('\n', start);
+    let line: string;
+    if (newline === -1) {
+      line = data.slice(start);
+      start = data.length;
+    } else {
+      line = data.slice(start, newline > start && data[newline - 1] === '\r' ? newline - 1 : newline);
+      start = newline + 1;
     }
-    current.push(line);
+    line += '\n';
+    if (line.startsWith('---')) {
+      const rest = goTrimSpace(line.slice(3));
+      if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
+      if (current.length > 0) {
+        flush();
+        continue;
+      }
+    }
+    current += line;
   }
   flush();
   return docs;

@@ -10,10 +10,11 @@ import type {
   ValidatingWebhookConfiguration,
   WebhookClientConfig,
 } from '../api/types.js';
-import { decodeDocumentText, decodeDocumentValue, DecodeError } from './decode.js';
+import { decodeDocumentText, decodeDocumentValue, DecodeError, listItemText } from './decode.js';
 import type { DecodedDocument } from './decode.js';
 import { applyDefaults } from './defaults.js';
 import type { JsonObject } from './document.js';
+import { goQuote } from '../validation/go-format.js';
 import { ManifestError } from './errors.js';
 import type { FileDoc, ManifestFiles } from './files.js';
 import { pluginKinds } from './plugins.js';
@@ -53,40 +54,40 @@ function nameOf(obj: { metadata?: { name?: string } }): string {
 
 /** ValidateManifestName: present, with the reserved suffix, unique within its name set. */
 function validateManifestName(name: string, filePath: string, seen: Map<string, string>): void {
-  if (name === '') throw new ManifestError(`resource in file "${filePath}" must have a name`);
+  if (name === '') throw new ManifestError(`resource in file ${goQuote(filePath)} must have a name`);
   if (!name.endsWith(staticConfigSuffix)) {
-    throw new ManifestError(`"${name}" in file "${filePath}" must have a name ending with "${staticConfigSuffix}"`);
+    throw new ManifestError(`${goQuote(name)} in file ${goQuote(filePath)} must have a name ending with ${goQuote(staticConfigSuffix)}`);
   }
   const first = seen.get(name);
   if (first !== undefined) {
-    throw new ManifestError(`duplicate name "${name}" found in file "${filePath}" (previously seen in "${first}")`);
+    throw new ManifestError(`duplicate name ${goQuote(name)} found in file ${goQuote(filePath)} (previously seen in ${goQuote(first)})`);
   }
   seen.set(name, filePath);
 }
 
 function validateWebhookClientConfig(webhookName: string, configName: string, filePath: string, cc: WebhookClientConfig | undefined): void {
   if (cc?.service) {
-    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`);
+    throw new ManifestError(`webhook ${goQuote(webhookName)} in ${goQuote(configName)} (file ${goQuote(filePath)}): clientConfig.service is not supported for static manifests; use clientConfig.url instead`);
   }
   if (!cc?.url) {
-    throw new ManifestError(`webhook "${webhookName}" in "${configName}" (file "${filePath}"): clientConfig.url is required for static manifests`);
+    throw new ManifestError(`webhook ${goQuote(webhookName)} in ${goQuote(configName)} (file ${goQuote(filePath)}): clientConfig.url is required for static manifests`);
   }
 }
 
 function validateBindingConstraints(bindingName: string, binding: AdmissionPolicyBinding): void {
   const policyName = binding.spec?.policyName ?? '';
-  if (policyName === '') throw new ManifestError(`binding "${bindingName}" must reference a policy (spec.policyName)`);
+  if (policyName === '') throw new ManifestError(`binding ${goQuote(bindingName)} must reference a policy (spec.policyName)`);
   if (!policyName.endsWith(staticConfigSuffix)) {
-    throw new ManifestError(`binding "${bindingName}": spec.policyName "${policyName}" must end with "${staticConfigSuffix}"`);
+    throw new ManifestError(`binding ${goQuote(bindingName)}: spec.policyName ${goQuote(policyName)} must end with ${goQuote(staticConfigSuffix)}`);
   }
-  if (binding.spec?.paramRef) throw new ManifestError(`binding "${bindingName}": spec.paramRef is not supported for static manifests`);
+  if (binding.spec?.paramRef) throw new ManifestError(`binding ${goQuote(bindingName)}: spec.paramRef is not supported for static manifests`);
 }
 
 /** Defaults and validates one object of an accepted kind; returns it typed. */
 function defaultAndValidate(kind: V1Kind, object: JsonObject): JsonObject {
   applyDefaults(kind, object);
   const message = validateObject(kind, object);
-  if (message !== undefined) throw new ManifestError(`${kind} "${nameOf(object)}": ${message}`);
+  if (message !== undefined) throw new ManifestError(`${kind} ${goQuote(nameOf(object))}: ${message}`);
   return object;
 }
 
@@ -143,7 +144,7 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
     for (const item of decoded.items) {
       let itemDecoded: DecodedDocument;
       try {
-        itemDecoded = decodeDocumentValue(item, JSON.stringify(item), pluginKinds[plugin].family, decoded.keyOrder);
+        itemDecoded = decodeDocumentValue(item, listItemText(item, decoded.keyOrder), pluginKinds[plugin].family, decoded.keyOrder);
       } catch (err) {
         steps.push({ error: asManifestError(err, 'failed to decode list item: ') });
         return false;
@@ -173,10 +174,10 @@ function* documentSteps(plugin: PluginName, decoded: DecodedDocument, steps: Doc
   return false;
 }
 
-function* computeSteps(plugin: PluginName, text: string): Steps<readonly DocumentStep[]> {
+function* computeSteps(plugin: PluginName, text: string, bytes?: Uint8Array): Steps<readonly DocumentStep[]> {
   let decoded: DecodedDocument;
   try {
-    decoded = decodeDocumentText(text, pluginKinds[plugin].family);
+    decoded = decodeDocumentText(text, pluginKinds[plugin].family, bytes);
   } catch (err) {
     return [{ error: asManifestError(err) }];
   }
@@ -219,7 +220,7 @@ function acceptStep(state: LoadState, step: DocumentStep, filePath: string): voi
           validateWebhookClientConfig(w.name ?? '', name, filePath, w.clientConfig);
         }
       } else if ((item as AdmissionPolicy).spec?.paramKind) {
-        throw new ManifestError(`${kinds.primary} "${name}": spec.paramKind is not supported for static manifests`);
+        throw new ManifestError(`${kinds.primary} ${goQuote(name)}: spec.paramKind is not supported for static manifests`);
       }
     }
   }
@@ -227,7 +228,10 @@ function acceptStep(state: LoadState, step: DocumentStep, filePath: string): voi
 }
 
 function* loadDoc(state: LoadState, doc: FileDoc, cache: DocumentCache | undefined): Steps<void> {
-  const steps = cache ? yield* cache.steps(doc.text, () => computeSteps(state.plugin, doc.text)) : yield* computeSteps(state.plugin, doc.text);
+  // a document that is not UTF-8 is cached by its bytes: different bytes can read as the same text
+  const key = doc.bytes === undefined ? doc.text : `\u0000bytes:${Buffer.from(doc.bytes).toString('latin1')}`;
+  const compute = (): Steps<readonly DocumentStep[]> => computeSteps(state.plugin, doc.text, doc.bytes);
+  const steps = cache ? yield* cache.steps(key, compute) : yield* compute();
   try {
     for (const step of steps) acceptStep(state, step, doc.filePath);
   } catch (err) {
@@ -276,7 +280,7 @@ export function* loadSteps(plugin: PluginName, files: ManifestFiles, cache?: Doc
   for (const binding of state.bindings as AdmissionPolicyBinding[]) {
     const policyName = binding.spec?.policyName ?? '';
     if (!policyNames.has(policyName)) {
-      throw new ManifestError(`binding "${nameOf(binding)}" references policy "${policyName}" which does not exist in the manifest directory`);
+      throw new ManifestError(`binding ${goQuote(nameOf(binding))} references policy ${goQuote(policyName)} which does not exist in the manifest directory`);
     }
   }
   state.bindings.sort(byName);

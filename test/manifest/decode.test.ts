@@ -138,7 +138,9 @@ test('a generic v1 List yields its raw items', () => {
 });
 
 test('malformed YAML, alias bombs and deep nesting are errors, not crashes', () => {
-  assert.match(decodeError('a: b: c\n'), /^yaml: line 1: /);
+  // upstream: go.yaml.in/yaml/v2 decode.go parser.fail names no line for a problem on the first line (its line 0)
+  assert.equal(decodeError('a: b: c\n'), 'yaml: mapping values are not allowed in this context');
+  assert.equal(decodeError('x: 1\na: b: c\n'), 'yaml: line 2: mapping values are not allowed in this context');
   const bomb = ['a: &a [x,x,x,x,x,x,x,x,x,x]'];
   for (let i = 1; i < 9; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill('*' + String.fromCharCode(96 + i)).join(',')}]`);
   assert.equal(decodeError(bomb.join('\n') + '\nkind: X\n'), 'yaml: document contains excessive aliasing');

@@ -2,7 +2,7 @@
 // pipe stays busy while the daemon evaluates. Shared by the suite (test/upstream/generated.test.ts) and
 // `npm run test:upstream`.
 import { casesIn, generateGroup } from './generate/index.js';
-import type { CaseGroup } from './generate/index.js';
+import type { CaseGroup, GroupOp } from './generate/index.js';
 import { compareCompile, compareDirectory, newTally, scratch, writeDir } from './differential.js';
 import type { JsonObject } from '../../lib/manifest/document.js';
 import { isV1Kind } from '../../lib/manifest/scheme.js';
@@ -16,6 +16,8 @@ export interface GeneratedRun {
   readonly cases: number;
   /** groups in flight at once */
   readonly concurrency?: number;
+  /** only groups of these kinds (the others of the seed are skipped, so group numbers stay the seed's) */
+  readonly ops?: ReadonlySet<GroupOp>;
   /** after each group, with its disagreements */
   readonly onGroup?: (group: CaseGroup, disagreements: readonly Disagreement[], tally: Tally) => void;
 }
@@ -34,7 +36,8 @@ export async function runGenerated(oracle: Oracle, run: GeneratedRun): Promise<G
   let planned = 0;
   const next = (): CaseGroup | undefined => {
     if (planned >= run.cases) return undefined;
-    const group = generateGroup(run.seed, index++);
+    let group = generateGroup(run.seed, index++);
+    while (run.ops !== undefined && !run.ops.has(group.op)) group = generateGroup(run.seed, index++);
     planned += casesIn(group);
     return group;
   };

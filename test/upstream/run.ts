@@ -1,5 +1,5 @@
-// `npm run test:upstream -- --cases N --seed S [--write-fixtures] [--concurrency C]`: any number of generated cases
-// through the daemon and the upstream-oracle; prints agreements and disagreements (grouped by what differs), and
+// `npm run test:upstream -- --cases N --seed S [--write-fixtures] [--concurrency C] [--ops load,validate,mutate]`: any
+// number of generated cases (of the groups named by --ops, all by default) through the daemon and the upstream-oracle; prints agreements and disagreements (grouped by what differs), and
 // with --write-fixtures writes each disagreement under test/upstream/fixtures/generated/ with its seed. Exit 1 on any
 // disagreement, 2 on a usage error or a missing oracle.
 import { parseArgs } from 'node:util';
@@ -9,6 +9,9 @@ import { writeDisagreement } from './fixtures.js';
 import { runGenerated } from './generated.js';
 import type { GeneratedResult } from './generated.js';
 import { locateOracle, Oracle } from './oracle.js';
+import type { GroupOp } from './generate/index.js';
+
+const groupOps: ReadonlySet<string> = new Set<GroupOp>(['load', 'validate', 'mutate']);
 
 function classOf(d: Disagreement): string {
   return `${d.op}: ${d.differences.map((x) => x.slice(0, x.indexOf(':'))).join(', ')}`;
@@ -35,12 +38,14 @@ async function main(): Promise<number> {
       concurrency: { type: 'string', default: '4' },
       'write-fixtures': { type: 'boolean', default: false },
       show: { type: 'string', default: '5' },
+      ops: { type: 'string' },
     },
   });
   const cases = Number(values.cases);
   const seed = Number(values.seed);
-  if (!Number.isSafeInteger(cases) || cases < 1 || !Number.isSafeInteger(seed) || seed < 0) {
-    process.stderr.write('usage: npm run test:upstream -- [--cases N] [--seed S] [--concurrency C] [--write-fixtures]\n');
+  const ops = values.ops === undefined ? undefined : new Set(values.ops.split(','));
+  if (!Number.isSafeInteger(cases) || cases < 1 || !Number.isSafeInteger(seed) || seed < 0 || [...(ops ?? [])].some((op) => !groupOps.has(op))) {
+    process.stderr.write('usage: npm run test:upstream -- [--cases N] [--seed S] [--concurrency C] [--write-fixtures] [--ops load,validate,mutate]\n');
     return 2;
   }
   if (locateOracle() === undefined) {
@@ -62,7 +67,7 @@ async function main(): Promise<number> {
   process.once('SIGTERM', stop);
   try {
     const result = await runGenerated(oracle, {
-      seed, cases, concurrency: Number(values.concurrency),
+      seed, cases, concurrency: Number(values.concurrency), ...(ops === undefined ? {} : { ops: ops as ReadonlySet<GroupOp> }),
       onGroup: (group, disagreements, tally) => {
         sofar = tally;
         groups++;

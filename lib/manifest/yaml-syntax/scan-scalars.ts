@@ -1,0 +1,303 @@
+// go-yaml v2's scalar scanning (go.yaml.in/yaml/v2 v2.4.3 scannerc.go, yaml_parser_scan_block_scalar,
+// yaml_parser_scan_flow_scalar, yaml_parser_scan_plain_scalar): block, quoted and plain scalars with their folding,
+// escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …).
+import { asHex, at, discard, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
+import { cache } from './reader.js';
+import { copyMark } from './state.js';
+import type { Mark, Token, YamlState } from './state.js';
+
+function fail(s: YamlState, context: string, start: Mark, problem: string): undefined {
+  s.setScannerError(context, start, problem);
+  return undefined;
+}
+
+const space = [0x20];
+const quote = [0x27];
+
+/** out += src, without spreading (a long scalar would overflow the argument limit). */
+function append(out: number[], src: readonly number[]): void {
+  if (out === discard) return;
+  for (const b of src) out.push(b);
+}
+
+const blockContext = 'while scanning a block scalar';
+
+export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefined {
+  const start = copyMark(s.mark);
+  skip(s);
+  if (!cache(s, 1)) return undefined;
+  let chomping = 0;
+  let increment = 0;
+  if (at(s, '+') || at(s, '-')) {
+    chomping = at(s, '+') ? 1 : -1;
+    skip(s);
+    if (!cache(s, 1)) return undefined;
+    if (isDigit(s, s.bufPos)) {
+      if (at(s, '0')) return fail(s, blockContext, start, 'found an indentation indicator equal to 0');
+      increment = s.at(s.bufPos) - 0x30;
+      skip(s);
+    }
+  } else if (isDigit(s, s.bufPos)) {
+    if (at(s, '0')) return fail(s, blockContext, start, 'found an indentation indicator equal to 0');
+    increment = s.at(s.bufPos) - 0x30;
+    skip(s);
+    if (!cache(s, 1)) return undefined;
+    if (at(s, '+') || at(s, '-')) {
+      chomping = at(s, '+') ? 1 : -1;
+      skip(s);
+    }
+  }
+  if (!cache(s, 1)) return undefined;
+  while (isBlank(s, s.bufPos)) {
+    skip(s);
+    if (!cache(s, 1)) return undefined;
+  }
+  if (at(s, '#')) {
+    while (!isBreakZ(s, s.bufPos)) {
+      skip(s);
+      if (!cache(s, 1)) return undefined;
+    }
+  }
+  if (!isBreakZ(s, s.bufPos)) return fail(s, blockContext, start, 'did not find expected comment or line break');
+  if (isBreak(s, s.bufPos)) {
+    if (!cache(s, 2)) return undefined;
+    skipLine(s);
+  }
+  const block = { indent: 0, end: copyMark(s.mark) };
+  if (increment > 0) block.indent = s.indent >= 0 ? s.indent + increment : increment;
+  const value = discard;
+  let leadingBreak: number[] = [];
+  let trailingBreaks: number[] = [];
+  if (!scanBlockScalarBreaks(s, block, trailingBreaks, start)) return undefined;
+  if (!cache(s, 1)) return undefined;
+  let leadingBlank = false;
+  while (s.mark.column === block.indent && !isZ(s, s.bufPos)) {
+    const trailingBlank = isBlank(s, s.bufPos);
+    if (!literal && !leadingBlank && !trailingBlank && leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
+      if (trailingBreaks.length === 0) append(value, space);
+    } else {
+      append(value, leadingBreak);
+    }
+    leadingBreak = [];
+    append(value, trailingBreaks);
+    trailingBreaks = [];
+    leadingBlank = isBlank(s, s.bufPos);
+    while (!isBreakZ(s, s.bufPos)) {
+      read(s, value);
+      if (!cache(s, 1)) return undefined;
+    }
+    if (!cache(s, 2)) return undefined;
+    readLine(s, leadingBreak);
+    if (!scanBlockScalarBreaks(s, block, trailingBreaks, start)) return undefined;
+  }
+  if (chomping !== -1) append(value, leadingBreak);
+  if (chomping === 1) append(value, trailingBreaks);
+  return { type: 'SCALAR', start, end: block.end, value, style: literal ? 'literal' : 'folded' };
+}
+
+/** Indentation and empty lines before (and between) a block scalar's lines; finds the indent when none is given. */
+function scanBlockScalarBreaks(s: YamlState, block: { indent: number; end: Mark }, breaks: number[], start: Mark): boolean {
+  block.end = copyMark(s.mark);
+  let maxIndent = 0;
+  for (;;) {
+    if (!cache(s, 1)) return false;
+    while ((block.indent === 0 || s.mark.column < block.indent) && isSpace(s, s.bufPos)) {
+      skip(s);
+      if (!cache(s, 1)) return false;
+    }
+    if (s.mark.column > maxIndent) maxIndent = s.mark.column;
+    if ((block.indent === 0 || s.mark.column < block.indent) && isTab(s, s.bufPos)) {
+      return s.setScannerError(blockContext, start, 'found a tab character where an indentation space is expected');
+    }
+    if (!isBreak(s, s.bufPos)) break;
+    if (!cache(s, 2)) return false;
+    readLine(s, breaks);
+    block.end = copyMark(s.mark);
+  }
+  if (block.indent === 0) {
+    block.indent = Math.max(maxIndent, s.indent + 1, 1);
+  }
+  return true;
+}
+
+const simpleEscapes: ReadonlyMap<number, readonly number[]> = new Map(
+  ([
+    ['0', [0]], ['a', [7]], ['b', [8]], ['t', [9]], ['\t', [9]], ['n', [10]], ['v', [11]], ['f', [12]], ['r', [13]],
+    ['e', [0x1b]], [' ', [0x20]], ['"', [0x22]], ["'", [0x27]], ['\\', [0x5c]], ['N', [0xc2, 0x85]], ['_', [0xc2, 0xa0]],
+    ['L', [0xe2, 0x80, 0xa8]], ['P', [0xe2, 0x80, 0xa9]],
+  ] as const).map(([c, bytes]) => [c.charCodeAt(0), bytes]),
+);
+
+const codeLengths: ReadonlyMap<number, number> = new Map([[0x78, 2], [0x75, 4], [0x55, 8]]);
+
+function isDocumentIndicator(s: YamlState): boolean {
+  return s.mark.column === 0 &&
+    ((at(s, '-') && at(s, '-', 1) && at(s, '-', 2)) || (at(s, '.') && at(s, '.', 1) && at(s, '.', 2))) &&
+    isBlankZ(s, s.bufPos + 3);
+}
+
+function utf8(value: number): number[] {
+  if (value <= 0x7f) return [value];
+  if (value <= 0x7ff) return [0xc0 + (value >> 6), 0x80 + (value & 0x3f)];
+  if (value <= 0xffff) return [0xe0 + (value >> 12), 0x80 + ((value >> 6) & 0x3f), 0x80 + (value & 0x3f)];
+  return [0xf0 + (value >> 18), 0x80 + ((value >> 12) & 0x3f), 0x80 + ((value >> 6) & 0x3f), 0x80 + (value & 0x3f)];
+}
+
+const quotedContext = 'while parsing a quoted scalar';
+
+/** One `\` escape of a double-quoted scalar; false on error. */
+function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
+  const c = s.at(s.bufPos + 1);
+  const simple = simpleEscapes.get(c);
+  const codeLength = codeLengths.get(c) ?? 0;
+  if (simple === undefined && codeLength === 0) return s.setScannerError(quotedContext, start, 'found unknown escape character');
+  if (simple !== undefined) append(value, simple);
+  skip(s);
+  skip(s);
+  if (codeLength === 0) return true;
+  if (!cache(s, codeLength)) return false;
+  let code = 0;
+  for (let k = 0; k < codeLength; k++) {
+    if (!isHex(s, s.bufPos + k)) return s.setScannerError(quotedContext, start, 'did not find expected hexdecimal number');
+    code = code * 16 + asHex(s, s.bufPos + k);
+  }
+  if ((code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return s.setScannerError(quotedContext, start, 'found invalid Unicode character escape code');
+  append(value, utf8(code));
+  for (let k = 0; k < codeLength; k++) skip(s);
+  return true;
+}
+
+/** The blanks and line breaks inside a flow or plain scalar, kept as upstream keeps them to fold lines. */
+interface Folding {
+  leadingBlanks: boolean;
+  whitespaces: number[];
+  leadingBreak: number[];
+  trailingBreaks: number[];
+}
+
+const newFolding = (): Folding => ({ leadingBlanks: false, whitespaces: [], leadingBreak: [], trailingBreaks: [] });
+
+/**
+ * Consumes blanks and line breaks (the loop both quoted and plain scalars run). `tabIndent`: for a plain scalar, a tab
+ * left of this column after a line break is an error. False on error.
+ */
+function scanBlanks(s: YamlState, f: Folding, start: Mark, tabIndent?: number): boolean {
+  while (isBlank(s, s.bufPos) || isBreak(s, s.bufPos)) {
+    if (isBlank(s, s.bufPos)) {
+      if (tabIndent !== undefined && f.leadingBlanks && s.mark.column < tabIndent && isTab(s, s.bufPos)) {
+        return s.setScannerError('while scanning a plain scalar', start, 'found a tab character that violates indentation');
+      }
+      if (!f.leadingBlanks) read(s, f.whitespaces);
+      else skip(s);
+    } else {
+      if (!cache(s, 2)) return false;
+      if (!f.leadingBlanks) {
+        f.whitespaces = [];
+        readLine(s, f.leadingBreak);
+        f.leadingBlanks = true;
+      } else {
+        readLine(s, f.trailingBreaks);
+      }
+    }
+    if (!cache(s, 1)) return false;
+  }
+  return true;
+}
+
+/** Joins what scanBlanks collected into the value: a single line break folds to a space, more keep all but one. */
+function fold(f: Folding, value: number[]): void {
+  if (f.leadingBlanks) {
+    if (f.leadingBreak.length > 0 && f.leadingBreak[0] === 0x0a) {
+      append(value, f.trailingBreaks.length === 0 ? space : f.trailingBreaks);
+    } else {
+      append(value, f.leadingBreak);
+      append(value, f.trailingBreaks);
+    }
+    f.trailingBreaks = [];
+    f.leadingBreak = [];
+  } else {
+    append(value, f.whitespaces);
+    f.whitespaces = [];
+  }
+}
+
+export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined {
+  const start = copyMark(s.mark);
+  skip(s);
+  const value = discard;
+  const f = newFolding();
+  const context = 'while scanning a quoted scalar';
+  for (;;) {
+    if (!cache(s, 4)) return undefined;
+    if (isDocumentIndicator(s)) return fail(s, context, start, 'found unexpected document indicator');
+    if (isZ(s, s.bufPos)) return fail(s, context, start, 'found unexpected end of stream');
+    f.leadingBlanks = false;
+    while (!isBlankZ(s, s.bufPos)) {
+      if (single && at(s, "'") && at(s, "'", 1)) {
+        append(value, quote);
+        skip(s);
+        skip(s);
+      } else if (single && at(s, "'")) {
+        break;
+      } else if (!single && at(s, '"')) {
+        break;
+      } else if (!single && at(s, '\\') && isBreak(s, s.bufPos + 1)) {
+        if (!cache(s, 3)) return undefined;
+        skip(s);
+        skipLine(s);
+        f.leadingBlanks = true;
+        break;
+      } else if (!single && at(s, '\\')) {
+        if (!scanEscape(s, start, value)) return undefined;
+      } else {
+        read(s, value);
+      }
+      if (!cache(s, 2)) return undefined;
+    }
+    if (!cache(s, 1)) return undefined;
+    if (at(s, single ? "'" : '"')) break;
+    if (!scanBlanks(s, f, start)) return undefined;
+    fold(f, value);
+  }
+  skip(s);
+  return { type: 'SCALAR', start, end: copyMark(s.mark), value, style: single ? 'single' : 'double' };
+}
+
+function endsPlainRun(s: YamlState): boolean {
+  return (at(s, ':') && isBlankZ(s, s.bufPos + 1)) ||
+    (s.flowLevel > 0 && (at(s, ',') || at(s, '?') || at(s, '[') || at(s, ']') || at(s, '{') || at(s, '}')));
+}
+
+export function scanPlainScalar(s: YamlState): Token | undefined {
+  const value = discard;
+  const f = newFolding();
+  const indent = s.indent + 1;
+  const start = copyMark(s.mark);
+  // the end mark, kept as numbers: it moves with every character
+  let endIndex = s.mark.index;
+  let endLine = s.mark.line;
+  let endColumn = s.mark.column;
+  for (;;) {
+    if (!cache(s, 4)) return undefined;
+    if (isDocumentIndicator(s)) break;
+    if (at(s, '#')) break;
+    while (!isBlankZ(s, s.bufPos)) {
+      if (endsPlainRun(s)) break;
+      if (f.leadingBlanks || f.whitespaces.length > 0) {
+        fold(f, value);
+        f.leadingBlanks = false;
+      }
+      read(s, value);
+      endIndex = s.mark.index;
+      endLine = s.mark.line;
+      endColumn = s.mark.column;
+      if (!cache(s, 2)) return undefined;
+    }
+    if (!(isBlank(s, s.bufPos) || isBreak(s, s.bufPos))) break;
+    if (!cache(s, 1)) return undefined;
+    if (!scanBlanks(s, f, start, indent)) return undefined;
+    if (s.flowLevel === 0 && s.mark.column < indent) break;
+  }
+  if (f.leadingBlanks) s.simpleKeyAllowed = true;
+  return { type: 'SCALAR', start, end: { index: endIndex, line: endLine, column: endColumn }, value, style: 'plain' };
+}

@@ -1,0 +1,121 @@
+// The state go-yaml v2 keeps in one yaml_parser_t (go.yaml.in/yaml/v2 v2.4.3 yamlh.go), shared by the reader, the
+// scanner and the parser of this port. Only what decides whether, where and why go-yaml fails is kept; the byte
+// buffers are laid out as upstream's so that the moment an error surfaces (and so which error wins) is the same.
+
+export interface Mark {
+  index: number;
+  line: number;
+  column: number;
+}
+
+export type TokenType =
+  | 'STREAM_START' | 'STREAM_END' | 'VERSION_DIRECTIVE' | 'TAG_DIRECTIVE' | 'DOCUMENT_START' | 'DOCUMENT_END'
+  | 'BLOCK_SEQUENCE_START' | 'BLOCK_MAPPING_START' | 'BLOCK_END' | 'FLOW_SEQUENCE_START' | 'FLOW_SEQUENCE_END'
+  | 'FLOW_MAPPING_START' | 'FLOW_MAPPING_END' | 'BLOCK_ENTRY' | 'FLOW_ENTRY' | 'KEY' | 'VALUE' | 'ALIAS' | 'ANCHOR'
+  | 'TAG' | 'SCALAR';
+
+export type ScalarStyle = 'plain' | 'single' | 'double' | 'literal' | 'folded';
+
+export interface Token {
+  readonly type: TokenType;
+  readonly start: Mark;
+  readonly end: Mark;
+  /** anchor or alias name, tag handle, %TAG handle, scalar bytes */
+  readonly value?: readonly number[];
+  /** tag suffix */
+  readonly suffix?: readonly number[];
+  /** %TAG prefix */
+  readonly prefix?: readonly number[];
+  readonly style?: ScalarStyle;
+  readonly major?: number;
+  readonly minor?: number;
+}
+
+export interface SimpleKey {
+  possible: boolean;
+  required: boolean;
+  tokenNumber: number;
+  mark: Mark;
+}
+
+export type ErrorKind = 'none' | 'reader' | 'scanner' | 'parser';
+
+/** input_raw_buffer_size and input_buffer_size (yamlprivateh.go): the reader decodes the input 512 bytes at a time. */
+export const rawBufferSize = 512;
+export const bufferSize = rawBufferSize * 3;
+
+/** The reader's two buffers; every position read is written first, so they can be reused from state to state. */
+export interface ScratchBuffers {
+  readonly raw: Uint8Array;
+  readonly buffer: Uint8Array;
+}
+
+export type Encoding = 'any' | 'utf8' | 'utf16le' | 'utf16be';
+
+export class YamlState {
+  // reader (readerc.go)
+  readonly input: Uint8Array;
+  inputPos = 0;
+  readonly raw: Uint8Array;
+  rawLen = 0;
+  rawPos = 0;
+  eof = false;
+  encoding: Encoding = 'any';
+  /** decoded UTF-8; a little slack past input_buffer_size for the look-ahead padding */
+  readonly buffer: Uint8Array;
+  bufLen = 0;
+  bufPos = 0;
+  unread = 0;
+  offset = 0;
+
+  // errors
+  error: ErrorKind = 'none';
+  problem = '';
+  problemMark: Mark = { index: 0, line: 0, column: 0 };
+  context = '';
+  contextMark: Mark = { index: 0, line: 0, column: 0 };
+
+  // scanner (scannerc.go)
+  mark: Mark = { index: 0, line: 0, column: 0 };
+  streamStartProduced = false;
+  streamEndProduced = false;
+  flowLevel = 0;
+  tokens: Token[] = [];
+  tokensHead = 0;
+  tokensParsed = 0;
+  tokenAvailable = false;
+  indent = 0;
+  indents: number[] = [];
+  simpleKeyAllowed = false;
+  simpleKeys: SimpleKey[] = [];
+  simpleKeysByTok = new Map<number, number>();
+
+  /** `buffers`: scratch space to reuse (what a previous, finished state used), else new */
+  constructor(input: Uint8Array, buffers?: ScratchBuffers) {
+    this.input = input;
+    this.raw = buffers?.raw ?? new Uint8Array(rawBufferSize);
+    this.buffer = buffers?.buffer ?? new Uint8Array(bufferSize + 16);
+  }
+
+  get buffers(): ScratchBuffers {
+    return { raw: this.raw, buffer: this.buffer };
+  }
+
+  /** buffer[i], 0 past what is decoded (upstream pads with NULs where it looks ahead) */
+  at(i: number): number {
+    return i < this.bufLen ? this.buffer[i]! : 0;
+  }
+
+  setScannerError(context: string, contextMark: Mark, problem: string): false {
+    this.error = 'scanner';
+    this.context = context;
+    this.contextMark = contextMark;
+    this.problem = problem;
+    this.problemMark = { ...this.mark };
+    return false;
+  }
+}
+
+export function copyMark(m: Mark): Mark {
+  return { index: m.index, line: m.line, column: m.column };
+}
