@@ -100,6 +100,22 @@ const mistakes: Record<string, Mistake> = {
     rng.pick(objects)['kind'] = rng.pick(['ValidatingWebhookConfiguration', 'ConfigMap', 'MutatingAdmissionPolicy', 'ValidatingAdmissionPolicy', '']);
     return undefined;
   },
+  damagedExpression: (rng, objects) => {
+    // A policy's own expression with one slip of the keyboard: cut short, a character lost, one typed in, or two
+    // swapped. cel-go's parser decides the errors (ANTLR's recovery, its visitor's and macros' checks).
+    const sites = expressionSites(policies(objects));
+    if (sites.length === 0) return undefined;
+    const [holder, key] = rng.pick(sites);
+    const original = String(holder[key]);
+    for (let tries = 0; tries < 8; tries++) {
+      const damaged = damage(rng, original);
+      if (damaged !== original) {
+        holder[key] = damaged;
+        return undefined;
+      }
+    }
+    return undefined;
+  },
   badExpression: (rng, objects) => {
     const p = policies(objects);
     if (p.length === 0) return undefined;
@@ -144,6 +160,40 @@ const mistakes: Record<string, Mistake> = {
   scalarDocument: (_rng, objects) => ({ 'policies.yaml': `${yaml(objects)}---\njust a string\n` }),
   duplicateKey: (_rng, objects) => ({ 'policies.yaml': yaml(objects).replace('spec:', 'spec: {}\nspec:') }),
 };
+
+/** Every CEL expression of the policies, as (object holding it, key). */
+function expressionSites(objects: JsonObject[]): Array<[JsonObject, string]> {
+  const sites: Array<[JsonObject, string]> = [];
+  const add = (o: unknown, key: string): void => {
+    if (typeof o === 'object' && o !== null && typeof (o as JsonObject)[key] === 'string') sites.push([o as JsonObject, key]);
+  };
+  for (const p of objects) {
+    const spec = specOf(p);
+    for (const v of (spec['validations'] as JsonObject[] | undefined) ?? []) {
+      add(v, 'expression');
+      add(v, 'messageExpression');
+    }
+    for (const v of (spec['variables'] as JsonObject[] | undefined) ?? []) add(v, 'expression');
+    for (const c of (spec['matchConditions'] as JsonObject[] | undefined) ?? []) add(c, 'expression');
+    for (const a of (spec['auditAnnotations'] as JsonObject[] | undefined) ?? []) add(a, 'valueExpression');
+    for (const m of (spec['mutations'] as JsonObject[] | undefined) ?? []) {
+      add(m['applyConfiguration'], 'expression');
+      add(m['jsonPatch'], 'expression');
+    }
+  }
+  return sites;
+}
+
+function damage(rng: Rng, text: string): string {
+  if (text.length < 2) return `${text}(`;
+  const at = rng.int(0, text.length - 1);
+  switch (rng.int(0, 3)) {
+    case 0: return text.slice(0, Math.max(1, at));
+    case 1: return text.slice(0, at) + text.slice(at + 1);
+    case 2: return text.slice(0, at) + rng.pick(['(', ')', '[', ']', '{', '}', ',', '.', '!', '-', '+', '?', ':', "'", '"', '=', '<', '&', '|', '@', '`', '\\', ' 1', ' x']) + text.slice(at);
+    default: return at + 1 < text.length ? text.slice(0, at) + text[at + 1] + text[at] + text.slice(at + 2) : text.slice(0, at);
+  }
+}
 
 /**
  * Mistakes whose upstream answer the daemon does not give yet, left out of generation until it does (README
