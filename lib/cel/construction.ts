@@ -15,7 +15,7 @@ function isConstructedTypeName(type: string): boolean {
 }
 
 /** Whether the environment declares the type (upstream: only for mutation expressions). */
-function isDeclaredType(environment: CelEnvironment, type: string): boolean {
+export function isDeclaredType(environment: CelEnvironment, type: string): boolean {
   return environment === 'mutatingPolicy' && isConstructedTypeName(type);
 }
 

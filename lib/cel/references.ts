@@ -8,6 +8,7 @@ import { AUTHORIZER_VARIABLES, DECLARATIONS } from './declarations.js';
 import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
+import { isDeclaredType } from './construction.js';
 import { CONSTRUCT_FUNCTION } from './objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
 import { FORMAT_FUNCTIONS, FORMAT_ONLY_FUNCTIONS } from './runtime/k8s/format-names.js';
@@ -91,7 +92,7 @@ class ReferenceChecker {
 
   constructor(
     private readonly source: string,
-    kind: CelEnvironment,
+    private readonly kind: CelEnvironment,
     private readonly isInserted: (offset: number) => boolean,
     private readonly excluded: ReadonlySet<string>,
   ) {
@@ -151,6 +152,8 @@ class ReferenceChecker {
     // `.name` resolves as `name` (cel-go's checker finds comprehension variables for it too), reported as written
     const name = rootName(written);
     if (isBound(scope, name)) return;
+    // a mutation's `Object` and `JSONPatch` are type names the checker resolves (`Object.spec` with them)
+    if (isDeclaredType(this.kind, name)) return;
     if (!this.declared.has(name) || this.excluded.has(name)) {
       this.report(node.pos, undeclaredReference(written));
       return;

@@ -476,3 +476,33 @@ describe('compileExpression: result types of mutations', () => {
     assert.equal(failure('JSONPatch{}', 'applyConfiguration'), 'must evaluate to Object but got JSONPatch');
   });
 });
+
+describe('a mutation\'s type names as values, and JSONPatch fields it does not know', () => {
+  // upstream (tools/upstream-oracle compile, found by the generator's damagedExpression mistake): apiserver
+  // pkg/cel/mutation jsonpatch.go JSONPatchType.Field finds any field name, with a nil type ('') only dyn is
+  // assignable to; typeresolver.go resolves every `Object…` name, so `Object.spec.te` is an identifier of type
+  // type(Object.spec.te)
+  it('an unknown JSONPatch field has the type \'\'', () => {
+    assert.equal(
+      failure("[JSONPatch{op: 'add', ptah: '/a', value: 1}]", 'jsonPatch'),
+      "compilation failed: ERROR: <input>:1:27: expected type of field 'ptah' is '' but provided type is 'string'\n | [JSONPatch{op: 'add', ptah: '/a', value: 1}]\n | ..........................^",
+    );
+    assert.equal(
+      failure("[JSONPatch{op: 'add', path: '/a', x: null}]", 'jsonPatch'),
+      "compilation failed: ERROR: <input>:1:36: expected type of field 'x' is '' but provided type is 'null'\n | [JSONPatch{op: 'add', path: '/a', x: null}]\n | ...................................^",
+    );
+  });
+
+  it('a type name broken by an operator is a type value', () => {
+    assert.equal(
+      failure('Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.te+mplate.spec{containers: []}}}}', 'applyConfiguration'),
+      "compilation failed: ERROR: <input>:1:77: found no matching overload for '_+_' applied to '(type(Object.spec.te), !error!)'\n" +
+        ' | Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.te+mplate.spec{containers: []}}}}\n' +
+        ' | ............................................................................^\n' +
+        "ERROR: <input>:1:89: undeclared reference to 'mplate.spec' (in container '')\n" +
+        ' | Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.te+mplate.spec{containers: []}}}}\n' +
+        ' | ........................................................................................^',
+    );
+    assert.equal(evaluateJson('Object.spec.x == Object.spec.x && type(JSONPatch) == type'), true);
+  });
+});

@@ -11,6 +11,12 @@ import { CONSTRUCT_FUNCTION } from '../objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from '../runtime/planner.js';
 import { anchorOf, findToken } from '../tokens.js';
 import type { CheckEnvironment } from './environment.js';
+
+// apiserver pkg/cel/mutation/jsonpatch.go JSONPatchType.Field: any other field name is found, with a nil type, which
+// the checker prints as '' and only dyn is assignable to (`expected type of field 'ptah' is '' but provided type…`)
+const JSON_PATCH_TYPE_NAME = 'JSONPatch';
+const JSON_PATCH_FIELD_NAMES = { op: true, path: true, from: true, value: true };
+const NO_FIELD_TYPE: Type = Object.freeze({ kind: 'opaque', name: '', params: [] });
 import { validateFormatCalls } from './format.js';
 import type { FormatCall } from './format.js';
 import { validateLiterals } from './literals.js';
@@ -40,6 +46,7 @@ import {
   STRING,
   structType,
   substitute,
+  typeOf,
   typeParam,
   UINT,
   isExactType,
@@ -178,7 +185,12 @@ class Checker implements MacroHost {
       const t = s.vars.get(name);
       if (t !== undefined) return t;
     }
-    return this.env.identifiers.get(name);
+    return this.env.identifiers.get(name) ?? this.typeNamed(name);
+  }
+
+  /** A name the type provider resolves (a mutation's `Object…` and `JSONPatch`): the identifier of that type. */
+  private typeNamed(name: string): Type | undefined {
+    return this.env.structFields(name) === undefined ? undefined : typeOf(structType(name));
   }
 
   withScope<T>(vars: Record<string, Type>, run: () => T): T {
@@ -252,6 +264,13 @@ class Checker implements MacroHost {
         const t = this.env.identifiers.get(qualified);
         if (t !== undefined) return t;
       }
+    }
+    // `Object.spec.x` as a value: the type the mutation's type resolver gives that name (cel-go checker
+    // LookupIdent: a struct type found by the provider is an identifier of type type(T))
+    if (root !== undefined && this.lookupScoped(root) === undefined) {
+      const qualified = qualifiedName(node);
+      const t = qualified === undefined ? undefined : this.typeNamed(qualified);
+      if (t !== undefined) return t;
     }
     return this.selectField(node, operand, field, node.op === '.?');
   }
@@ -452,12 +471,13 @@ class Checker implements MacroHost {
       const field = String(key.args);
       let valueType = this.check(value);
       const colon = findToken(this.source, key.range.end, value.range.start, ':', key.pos);
-      const fieldType = this.fieldType(colon, typeName, field) ?? ERROR;
+      const fieldType = typeName === JSON_PATCH_TYPE_NAME && !Object.hasOwn(JSON_PATCH_FIELD_NAMES, field) ? NO_FIELD_TYPE : (this.fieldType(colon, typeName, field) ?? ERROR);
       if (optionalFields.has(field)) {
         if (isOptional(valueType)) valueType = valueType.params[0]!;
         else if (!isDyn(valueType)) this.report(this.anchor(value), `expected type '${formatType(optionalOf(valueType))}' but found '${formatType(valueType)}'`);
       }
-      if (!this.assignable(fieldType, valueType)) {
+      const assignable = fieldType === NO_FIELD_TYPE ? isDyn(valueType) || valueType === ERROR : this.assignable(fieldType, valueType);
+      if (!assignable) {
         this.report(colon, `expected type of field '${field}' is '${formatType(fieldType)}' but provided type is '${formatType(valueType)}'`);
       }
     }

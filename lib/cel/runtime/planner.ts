@@ -32,11 +32,20 @@ import {
   MIN_INT64,
   TYPE_IDENTIFIERS,
   celError,
+  celType,
   noSuchOverload,
   noSuchOverloadError,
 } from './values.js';
 
 export type { Eval } from './plan-support.js';
+
+/**
+ * The type values of a mutation's type names (`Object`, `Object.spec…`, `JSONPatch`, apiserver pkg/cel/mutation
+ * typeresolver.go): only a mutation's expressions reach here with them, as the checker refuses them elsewhere.
+ */
+function mutationTypeNamed(name: string): ReturnType<typeof celType> | undefined {
+  return name === 'JSONPatch' || name === 'Object' || name.startsWith('Object.') ? celType(name) : undefined;
+}
 
 /** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
 export const OPTIONAL_ENTRY_FUNCTION = '__static_admissiond_optional_entry';
@@ -152,7 +161,7 @@ class Planner implements LoopPlanner {
     const slot = lookup(scope, name);
     if (slot !== undefined) return (s) => s.slots[slot];
     if (this.options.variables.has(name)) return this.variable(name);
-    const type = TYPE_IDENTIFIERS.get(name);
+    const type = TYPE_IDENTIFIERS.get(name) ?? mutationTypeNamed(name);
     if (type !== undefined) return constant(type);
     // checked as type identifiers, unknown to cel-go's interpreter (interpreter/planner.go planIdent: the type
     // provider finds no type of that name)
@@ -195,7 +204,7 @@ class Planner implements LoopPlanner {
         const q = this.qualifiedName(node);
         if (q !== undefined) {
           if (this.options.variables.has(q)) return this.variable(q);
-          const type = TYPE_IDENTIFIERS.get(q);
+          const type = TYPE_IDENTIFIERS.get(q) ?? mutationTypeNamed(q);
           if (type !== undefined) return constant(type);
         }
       }
