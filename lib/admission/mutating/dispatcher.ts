@@ -260,7 +260,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
         // held as its Go type (typed-object.ts), then the scheme's defaulting, after every mutation
         // (dispatcher.go dispatchOne)
-        v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind, state.prunedSubtrees), kind);
+        v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind, state.prunedSubtrees), kind, state.defaultedParts);
         v.dirty = true;
       }
       if (before !== v.object && !equalJson(before, v.object)) {

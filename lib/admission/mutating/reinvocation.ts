@@ -4,6 +4,8 @@
 // later plugin (the webhooks) is noticed.
 import { equalJson } from '../../json/index.js';
 import type { PrunedSubtrees } from './typed-object.js';
+import { defaultedParts } from '../defaulting/index.js';
+import type { DefaultedParts } from '../defaulting/index.js';
 
 /** An invocation: policy and binding names (params are not supported, so they add nothing). */
 export type InvocationKey = string;
@@ -21,6 +23,8 @@ export class PolicyReinvocationState {
   readonly celValues = new WeakMap<object, unknown>();
   /** the subtrees of this request's objects already pruned as their Go type (typed-object.ts) */
   readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
+  /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */
+  readonly defaultedParts: DefaultedParts = defaultedParts();
 
   shouldReinvoke(key: InvocationKey): boolean {
     return this.#reinvoke.has(key);
