@@ -240,7 +240,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
-        const decoded = v.decoded?.kind === kindKey ? v.decoded.object : undefined;
+        const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
         const outcome = await authorized(policy, () => {
           const scoped = activationFor(invocation, v);
           return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables }, decoded);

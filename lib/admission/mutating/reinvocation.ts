@@ -4,6 +4,7 @@
 // later plugin (the webhooks) is noticed.
 import { equalJson } from '../../json/index.js';
 import type { PrunedSubtrees } from './typed-object.js';
+import type { CheckedSubtrees } from '../../api/strict-check.js';
 import { defaultedParts } from '../defaulting/index.js';
 import type { DefaultedParts } from '../defaulting/index.js';
 
@@ -25,6 +26,8 @@ export class PolicyReinvocationState {
   readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
   /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */
   readonly defaultedParts: DefaultedParts = defaultedParts();
+  /** the subtrees of this request's objects that decoded strictly (api/strict-check.ts) */
+  readonly checkedSubtrees: CheckedSubtrees = new WeakMap();
 
   shouldReinvoke(key: InvocationKey): boolean {
     return this.#reinvoke.has(key);
