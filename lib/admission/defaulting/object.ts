@@ -31,7 +31,11 @@ export function defaultedParts(): DefaultedParts {
 /** The memo of the current defaultObject call, and the parts its copy left uncopied (shared with the original). */
 let parts: DefaultedParts | undefined;
 let uncopied: ((o: object) => boolean) | undefined;
-/** A part left uncopied turned out to need a write: the caller defaults a whole copy instead. */
+/**
+ * A part left uncopied turned out to need a write (entered by another part defaulter, or written by a kind's own
+ * defaulter: neither happens with one object at one place, as every version of an object is built): the caller
+ * defaults a whole copy instead.
+ */
 export const uncopiedPartWritten = new Error('a part shared with the original would be written');
 
 /** Runs `f` on `o` without changing it: whether it would write anything. */
@@ -83,12 +87,14 @@ export function defaultPart(f: PartDefaulter, o: JsonObject): void {
 export function write(o: JsonObject, key: string, value: unknown): void {
   if (Object.hasOwn(o, key) && o[key] === value) return;
   if (dryRun) throw wouldWrite;
+  if (uncopied?.(o) === true) throw uncopiedPartWritten;
   setOwn(o, key, value);
 }
 
 export function remove(o: JsonObject, key: string): void {
   if (!Object.hasOwn(o, key)) return;
   if (dryRun) throw wouldWrite;
+  if (uncopied?.(o) === true) throw uncopiedPartWritten;
   delete o[key];
 }
 

@@ -188,6 +188,20 @@ describe('defaulting with a request\'s memo of parts that need nothing', () => {
     assert.deepEqual(shared.resources, { limits: { cpu: '1' } }, 'the shared container is not written in place');
     assert.deepEqual(out, d(later));
   });
+
+  it('a part proved as a volume and met where a kind\'s own defaulter writes (a claim template) is copied before it is written', () => {
+    const memo = defaultedParts();
+    const volume = { name: 'data', emptyDir: {} };
+    const template = { spec: { ...podSpecDefaults, containers: [], volumes: [volume] } };
+    const kind = { apiVersion: 'apps/v1', kind: 'StatefulSet' };
+    // already defaulted, so the dry run walks it all and proves the volume
+    const first = d({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' }, spec: { template } }) as { spec: Record<string, unknown> };
+    assert.equal(defaultObject(first, kind, memo), first);
+    const later = { ...first, spec: { ...first.spec, volumeClaimTemplates: [volume] } };
+    const out = defaultObject(later, kind, memo);
+    assert.deepEqual(volume, { name: 'data', emptyDir: {} }, 'the shared volume is not written in place');
+    assert.deepEqual(out, d(later));
+  });
 });
 
 describe('objects nested 10,000 levels', () => {
