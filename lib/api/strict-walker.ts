@@ -18,10 +18,10 @@ type JsonObject = { [key: string]: JsonValue };
 /** Checks for scalar types whose UnmarshalJSON the walker cannot judge alone: the error, or undefined. */
 export type ScalarChecks = Readonly<Record<string, (value: JsonValue) => string | undefined>>;
 
-const int32Min = -(2 ** 31);
-const int32Max = 2 ** 31 - 1;
+export const int32Min = -(2 ** 31);
+export const int32Max = 2 ** 31 - 1;
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+export const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The JSON value's kind as encoding/json names it in UnmarshalTypeError.Value. */
 export function jsonKind(v: unknown): string {

@@ -13,6 +13,8 @@ export interface CopyOptions {
   readonly number?: (n: number) => unknown;
   /** objects and arrays already copied, by identity: met again, their copy is reused (and new ones recorded) */
   readonly memo?: WeakMap<object, unknown>;
+  /** objects kept as they are (shared with the copy, not copied) */
+  readonly keep?: (value: object) => boolean;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface CopyOptions {
  * instances) and scalars kept, numbers passed through `options.number`.
  */
 export function copyJson(root: unknown, options: CopyOptions = {}): unknown {
-  const { number, memo } = options;
+  const { number, memo, keep } = options;
   const tasks: Array<readonly [source: unknown[] | Record<string, unknown>, copy: unknown[] | Record<string, unknown>]> = [];
   const copyOf = (value: unknown): unknown => {
     if (typeof value === 'number') return number === undefined ? value : number(value);
@@ -29,6 +31,7 @@ export function copyJson(root: unknown, options: CopyOptions = {}): unknown {
       const seen = memo.get(value);
       if (seen !== undefined) return seen;
     }
+    if (keep?.(value) === true) return value;
     let copy: unknown[] | Record<string, unknown>;
     if (Array.isArray(value)) copy = new Array<unknown>(value.length);
     else if (isPlainObject(value)) copy = {};

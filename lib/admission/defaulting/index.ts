@@ -8,9 +8,11 @@
 // do. Not done (documented in the README): quantities are not rounded up to milli precision or re-canonicalized
 // (SetDefaults_ResourceList), and pod-level resources (spec.resources, PodLevelResources) are not derived from the
 // containers'. Other kinds are returned as they are.
-import { cloneJson, setOwn } from '../../json/index.js';
-import { isObject, remove, setIfMissing, structField, wouldChange, write } from './object.js';
-import type { JsonObject } from './object.js';
+import { cloneJson, copyJson, setOwn } from '../../json/index.js';
+import { defaultInPlace, isObject, remove, setIfMissing, structField, uncopiedPartWritten, wouldChange, write } from './object.js';
+import type { DefaultedParts, JsonObject } from './object.js';
+export { defaultedParts } from './object.js';
+export type { DefaultedParts } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
 
 export interface DefaultedKind {
@@ -271,10 +273,21 @@ function share(original: unknown, defaulted: unknown): unknown {
  * The object with the scheme's defaults applied (`object` is never modified). The same value when nothing was
  * defaulted or the kind has no defaulter here; otherwise a new object sharing every part defaulting left alone.
  */
-export function defaultObject(object: unknown, kind: DefaultedKind): unknown {
+export function defaultObject(object: unknown, kind: DefaultedKind, memo?: DefaultedParts): unknown {
   const defaulter = defaulters[`${kind.apiVersion} ${kind.kind}`];
   if (defaulter === undefined || !isObject(object)) return object;
-  if (!wouldChange(defaulter, object)) return object;
+  if (!wouldChange(defaulter, object, memo)) return object;
+  if (memo !== undefined) {
+    // the parts proved to need nothing stay shared with the original: the copy is the rest
+    const kept = (o: object): boolean => memo.any.has(o);
+    const copy = copyJson(object, { keep: kept }) as JsonObject;
+    try {
+      defaultInPlace(defaulter, copy, memo, kept);
+      return share(object, copy);
+    } catch (err) {
+      if (err !== uncopiedPartWritten) throw err;
+    }
+  }
   const copy = cloneJson(object) as JsonObject;
   defaulter(copy);
   return share(object, copy);

@@ -6,7 +6,7 @@
 // (ContainerPort.protocol, GRPCAction.service, FileKeySelector.optional, RBD/ISCSI/AzureDisk/ScaleIO volume fields).
 // A default applies only where the field is absent (Go's nil, "" or 0 as the function tests it).
 import { parseImageTag } from './image.js';
-import { isObject, setIfMissing, structField, write } from './object.js';
+import { defaultPart, isObject, setIfMissing, structField, write } from './object.js';
 import type { JsonObject } from './object.js';
 
 /** v1.TerminationMessagePathDefault, v1.DefaultTerminationGracePeriodSeconds, v1.DefaultSchedulerName, … */
@@ -124,18 +124,22 @@ function volume(v: JsonObject): void {
   if (isObject(ephemeral) && isObject(ephemeral['volumeClaimTemplate'])) claimSpec(ephemeral['volumeClaimTemplate']['spec']);
 }
 
-/** SetDefaults_PodSpec, then the defaulters of its volumes and containers (every PodSpec: pods and templates) */
-export function podSpec(spec: unknown): void {
+/**
+ * SetDefaults_PodSpec, then the defaulters of its volumes and containers (every PodSpec: pods and templates).
+ * `podContainer`: what a Pod's containers and init containers get (their SetDefaults_Pod part, then
+ * SetDefaults_Container); a template's get SetDefaults_Container alone.
+ */
+export function podSpec(spec: unknown, podContainer: (c: JsonObject) => void = container): void {
   if (!isObject(spec)) return;
   setIfMissing(spec, 'dnsPolicy', 'ClusterFirst', '');
   setIfMissing(spec, 'restartPolicy', 'Always', '');
   setIfMissing(spec, 'securityContext', {});
   setIfMissing(spec, 'terminationGracePeriodSeconds', defaultTerminationGracePeriodSeconds);
   setIfMissing(spec, 'schedulerName', defaultSchedulerName, '');
-  for (const v of objects(spec['volumes'])) volume(v);
-  for (const c of objects(spec['initContainers'])) container(c);
-  for (const c of objects(spec['containers'])) container(c);
-  for (const c of objects(spec['ephemeralContainers'])) container(c);
+  for (const v of objects(spec['volumes'])) defaultPart(volume, v);
+  for (const c of objects(spec['initContainers'])) defaultPart(podContainer, c);
+  for (const c of objects(spec['containers'])) defaultPart(podContainer, c);
+  for (const c of objects(spec['ephemeralContainers'])) defaultPart(container, c);
 }
 
 /** A PodTemplateSpec's spec (a struct: Go defaults it even when absent) */
@@ -154,19 +158,31 @@ function requestsFromLimits(c: JsonObject): void {
   if (Object.keys(requests).length > 0) write(resources, 'requests', requests);
 }
 
+/** hostNetwork: each container port's hostPort defaults to its containerPort (SetDefaults_Pod) */
+function hostPorts(c: JsonObject): void {
+  for (const p of objects(c['ports'])) {
+    // a zero port stays omitted
+    if ((p['hostPort'] === undefined || p['hostPort'] === 0) && typeof p['containerPort'] === 'number' && p['containerPort'] !== 0) write(p, 'hostPort', p['containerPort']);
+  }
+}
+
+// A Pod's (init) container: SetDefaults_Pod's part (requests from limits, host ports on the host network), then
+// SetDefaults_Container. Upstream runs SetDefaults_Pod over every container before SetDefaults_PodSpec's; each part
+// writes only inside its own container and reads nothing another part writes, so one pass per container is the same.
+function podContainer(c: JsonObject): void {
+  requestsFromLimits(c);
+  container(c);
+}
+
+function hostNetworkPodContainer(c: JsonObject): void {
+  requestsFromLimits(c);
+  hostPorts(c);
+  container(c);
+}
+
 /** SetObjectDefaults_Pod: SetDefaults_Pod, then the PodSpec's */
 export function pod(o: JsonObject): void {
   const spec = structField(o, 'spec');
-  for (const c of objects(spec['containers'])) requestsFromLimits(c);
-  for (const c of objects(spec['initContainers'])) requestsFromLimits(c);
   setIfMissing(spec, 'enableServiceLinks', true);
-  if (spec['hostNetwork'] === true) {
-    for (const c of [...objects(spec['containers']), ...objects(spec['initContainers'])]) {
-      for (const p of objects(c['ports'])) {
-        // a zero port stays omitted
-        if ((p['hostPort'] === undefined || p['hostPort'] === 0) && typeof p['containerPort'] === 'number' && p['containerPort'] !== 0) write(p, 'hostPort', p['containerPort']);
-      }
-    }
-  }
-  podSpec(spec);
+  podSpec(spec, spec['hostNetwork'] === true ? hostNetworkPodContainer : podContainer);
 }

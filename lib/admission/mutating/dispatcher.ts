@@ -240,7 +240,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
-        const decoded = v.decoded?.kind === kindKey ? v.decoded.object : undefined;
+        const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
         const outcome = await authorized(policy, () => {
           const scoped = activationFor(invocation, v);
           return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables }, decoded);
@@ -260,7 +260,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
         // held as its Go type (typed-object.ts), then the scheme's defaulting, after every mutation
         // (dispatcher.go dispatchOne)
-        v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind), kind);
+        v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind, state.prunedSubtrees), kind, state.defaultedParts);
         v.dirty = true;
       }
       if (before !== v.object && !equalJson(before, v.object)) {

@@ -14,6 +14,7 @@ import type { CompiledMutation } from './policy.js';
 import { rootShape } from './schema.js';
 import type { Shape } from './schema.js';
 import { decodeError } from './strict-decode.js';
+import type { Decoded } from './strict-decode.js';
 import { typeNameMismatch } from './type-names.js';
 
 export type PatchOutcome =
@@ -71,7 +72,7 @@ function shapeOf(kind: ObjectKind): Shape {
   return rootShape(kind.apiVersion, kind.kind);
 }
 
-function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKind, decoded: unknown): PatchOutcome {
+function applyJsonPatchMutation(value: unknown, object: unknown, kind: ObjectKind, decoded: Decoded): PatchOutcome {
   const built = jsonPatchOperations(value);
   if ('error' in built) return { ok: false, error: built.error };
   let patched: unknown;
@@ -108,9 +109,9 @@ function applyConfigurationMutation(value: unknown, object: unknown, kind: Objec
 
 /**
  * Evaluates and applies one mutation to `object` (never modified); the new object, or upstream's error. `decoded`:
- * an earlier version of the object, of the same kind, that decoded strictly (its parts are not checked again).
+ * what earlier strict decodes of the request proved (those parts are not checked again).
  */
-export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: GroupOptions, decoded?: unknown): PatchOutcome {
+export function applyMutation(mutation: CompiledMutation, activation: CelActivation, object: unknown, kind: ObjectKind, options: GroupOptions, decoded: Decoded = {}): PatchOutcome {
   const result = evaluate(mutation, activation, options);
   if ('error' in result) return { ok: false, error: result.error };
   return mutation.patchType === 'JSONPatch'

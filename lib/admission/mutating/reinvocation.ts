@@ -3,6 +3,10 @@
 // changed, which must run again in the second pass, and the object the plugin last handed on, so a change made by a
 // later plugin (the webhooks) is noticed.
 import { equalJson } from '../../json/index.js';
+import type { PrunedSubtrees } from './typed-object.js';
+import type { CheckedSubtrees } from '../../api/strict-check.js';
+import { defaultedParts } from '../defaulting/index.js';
+import type { DefaultedParts } from '../defaulting/index.js';
 
 /** An invocation: policy and binding names (params are not supported, so they add nothing). */
 export type InvocationKey = string;
@@ -18,6 +22,12 @@ export class PolicyReinvocationState {
   #reinvoke = new Set<InvocationKey>();
   /** the objects of this request converted to CEL values, by JSON subtree (successive versions share most) */
   readonly celValues = new WeakMap<object, unknown>();
+  /** the subtrees of this request's objects already pruned as their Go type (typed-object.ts) */
+  readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
+  /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */
+  readonly defaultedParts: DefaultedParts = defaultedParts();
+  /** the subtrees of this request's objects that decoded strictly (api/strict-check.ts) */
+  readonly checkedSubtrees: CheckedSubtrees = new WeakMap();
 
   shouldReinvoke(key: InvocationKey): boolean {
     return this.#reinvoke.has(key);

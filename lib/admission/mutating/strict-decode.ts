@@ -9,6 +9,8 @@
 //   - otherwise fields the type does not have: `strict decoding error: unknown field "spec.x"`.
 // Checked for every built-in kind kube-apiserver 1.36 serves (decode-types.generated.ts, from
 // scripts/gen-decode-types.mjs); custom resources accept any field (upstream decodes them as unstructured).
+import { StrictCheck } from '../../api/strict-check.js';
+import type { CheckedSubtrees } from '../../api/strict-check.js';
 import { interpretError, StrictWalker } from '../../api/strict-walker.js';
 import type { ScalarChecks } from '../../api/strict-walker.js';
 import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
@@ -33,22 +35,35 @@ function schemaOrBoolError(value: unknown): string | undefined {
   return typeof value === 'boolean' || (typeof value === 'object' && value !== null && !Array.isArray(value)) ? undefined : 'boolean or JSON schema expected';
 }
 
-const scalars: ScalarChecks = { 'resource.Quantity': quantityError, 'apiextensions.JSONSchemaPropsOrBool': schemaOrBoolError };
+export const decodeScalars: ScalarChecks = { 'resource.Quantity': quantityError, 'apiextensions.JSONSchemaPropsOrBool': schemaOrBoolError };
+
+let check: StrictCheck | undefined;
+
+/** What a request's earlier decodes proved. */
+export interface Decoded {
+  /** an object of the same kind that decoded (an earlier version of this one) */
+  readonly known?: unknown;
+  /** the subtrees of this request's objects that decoded cleanly, of every kind */
+  readonly checked?: CheckedSubtrees;
+}
 
 /**
- * The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes.
- * `known`: an object of the same kind that decoded (an earlier version of this one): the parts `object` shares with
- * it are not checked again.
+ * The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes. The
+ * parts `object` shares with what `decoded` names are not checked again.
  */
-export function decodeError(apiVersion: string, kind: string, object: unknown, known?: unknown): string | undefined {
+export function decodeError(apiVersion: string, kind: string, object: unknown, decoded: Decoded = {}): string | undefined {
   const interpret = interpretError(object);
   if (interpret !== undefined) return interpret;
   const { roots, types } = decodeTypes();
   const root = ownValue(roots, `${apiVersion} ${kind}`);
   const type = root === undefined ? undefined : ownValue(types, root);
   if (type === undefined) return undefined;
+  // the common case, an object that decodes, without building the walker's paths and messages
+  check ??= new StrictCheck(types, decodeScalars);
+  if (check.decodes(object, root!, decoded.checked)) return undefined;
+  const known = decoded.known;
   const walk = (sortKeys: boolean, skip: unknown): StrictWalker => {
-    const walker = new StrictWalker(types, { sortKeys, scalars, check: true });
+    const walker = new StrictWalker(types, { sortKeys, scalars: decodeScalars, check: true });
     walker.object((object ?? {}) as JsonObject, type, '', '', skip);
     return walker;
   };

@@ -5,7 +5,7 @@
 // pkg/apis/batch/v1/defaults.go as zz_generated.defaults.go calls them, and k8s.io/api v0.36.3 `+default=` markers.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultObject } from '../../../lib/admission/defaulting/index.js';
+import { defaultedParts, defaultObject } from '../../../lib/admission/defaulting/index.js';
 import { parseImageTag } from '../../../lib/admission/defaulting/image.js';
 import { loadHooks, mutate, pod, policy, requestFor } from '../mutating/helpers.js';
 
@@ -157,6 +157,50 @@ describe('between mutations', () => {
     const { response, patched } = await mutate(hooks, requestFor(pod({ containers: [{ name: 'app', image: 'app:1' }] })));
     assert.equal(response.allowed, true);
     assert.deepEqual((patched as { metadata: { labels: unknown } }).metadata.labels, { 'sidecar-pull': 'Always', grace: '30' });
+  });
+});
+
+// The dispatcher passes one memo per request: the containers and volumes proved to need nothing are neither walked
+// nor copied again by later defaulting of the same request's objects.
+describe('defaulting with a request\'s memo of parts that need nothing', () => {
+  it('gives what defaulting without it gives, and leaves the original alone', () => {
+    const memo = defaultedParts();
+    const container = { name: 'app', image: 'app:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults };
+    const first = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [container] } };
+    assert.deepEqual(defaultObject(first, { apiVersion: 'v1', kind: 'Pod' }, memo), d(first));
+    // a later version sharing the container, with a new one that needs defaults
+    const second = { ...first, spec: { ...first.spec, containers: [container, { name: 'added', image: 'x' }] } };
+    const out = defaultObject(second, { apiVersion: 'v1', kind: 'Pod' }, memo) as { spec: { containers: unknown[] } };
+    assert.deepEqual(out, d(second));
+    assert.equal(out.spec.containers[0], container, 'the part proved to need nothing is shared');
+    assert.deepEqual(second.spec.containers[1], { name: 'added', image: 'x' });
+  });
+
+  it('a part proved under one defaulter and met under another is copied before it is written', () => {
+    const memo = defaultedParts();
+    // needs nothing as an ephemeral container (SetDefaults_Container)...
+    const shared = { name: 'c', image: 'c:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults, resources: { limits: { cpu: '1' } } };
+    defaultObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { ...podSpecDefaults, enableServiceLinks: true, containers: [], ephemeralContainers: [shared] } }, { apiVersion: 'v1', kind: 'Pod' }, memo);
+    // ...but as a container it gets requests from its limits (SetDefaults_Pod)
+    const later = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [shared] } };
+    const out = defaultObject(later, { apiVersion: 'v1', kind: 'Pod' }, memo) as { spec: { containers: Array<{ resources: unknown }> } };
+    assert.deepEqual(out.spec.containers[0]!.resources, { limits: { cpu: '1' }, requests: { cpu: '1' } });
+    assert.deepEqual(shared.resources, { limits: { cpu: '1' } }, 'the shared container is not written in place');
+    assert.deepEqual(out, d(later));
+  });
+
+  it('a part proved as a volume and met where a kind\'s own defaulter writes (a claim template) is copied before it is written', () => {
+    const memo = defaultedParts();
+    const volume = { name: 'data', emptyDir: {} };
+    const template = { spec: { ...podSpecDefaults, containers: [], volumes: [volume] } };
+    const kind = { apiVersion: 'apps/v1', kind: 'StatefulSet' };
+    // already defaulted, so the dry run walks it all and proves the volume
+    const first = d({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' }, spec: { template } }) as { spec: Record<string, unknown> };
+    assert.equal(defaultObject(first, kind, memo), first);
+    const later = { ...first, spec: { ...first.spec, volumeClaimTemplates: [volume] } };
+    const out = defaultObject(later, kind, memo);
+    assert.deepEqual(volume, { name: 'data', emptyDir: {} }, 'the shared volume is not written in place');
+    assert.deepEqual(out, d(later));
   });
 });
 
