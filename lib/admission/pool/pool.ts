@@ -29,7 +29,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Registry } from 'prom-client';
@@ -61,6 +61,15 @@ export function defaultPoolThreads(): number {
 }
 
 export const defaultConcurrentTasksPerWorker = 16;
+/**
+ * `--worker-max-old-space-size` default, MiB: the old generation of each worker's heap. The largest request a worker
+ * evaluates (a 7 MiB review of many small objects, object and oldObject) peaks near 200 MiB of heap (bench/hostile.ts,
+ * systemd/README.md "Memory"); without a limit V8 sizes each worker's heap from the machine's memory (gigabytes) and
+ * keeps what it grew to.
+ */
+export const defaultWorkerMaxOldSpaceMb = 512;
+/** The least `--worker-max-old-space-size` accepted, MiB: below it a worker cannot even compile a small policy set. */
+export const minWorkerMaxOldSpaceMb = 32;
 export const defaultReserveThreads = 1;
 export const defaultMaxBatch = 32;
 
@@ -96,6 +105,12 @@ export interface PolicyPoolOptions {
    * Default 1.
    */
   readonly reserveThreads?: number;
+  /**
+   * Each worker's heap limits (Piscina's resourceLimits): a worker reaching them is terminated, its requests are
+   * answered by their failure policy (reason "memory" in the failures metric) and Piscina starts another. Default:
+   * old generation defaultWorkerMaxOldSpaceMb, the rest V8's.
+   */
+  readonly resourceLimits?: ResourceLimits;
   /** test-only: request uids that make a worker exit or hang (protocol.ts) */
   readonly testHooks?: boolean;
   /** --authorization-kubeconfig: each worker sends the SubjectAccessReviews of its `authorizer` checks with it */
@@ -186,6 +201,7 @@ export class PolicyPool {
       maxQueue: Infinity,
       // Piscina's own timing histogram feeds only its `utilization`, which is not used (see utilization())
       recordTiming: false,
+      resourceLimits: { maxOldGenerationSizeMb: defaultWorkerMaxOldSpaceMb, ...options.resourceLimits },
       workerData,
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
@@ -340,8 +356,11 @@ export class PolicyPool {
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
   #failed(err: unknown, rejected: boolean, counted = true): { readonly failure: WorkerFailureReason; readonly message: string } {
     const message = err instanceof Error ? err.message : String(err);
-    // Piscina rejects every task of a worker that exits with "worker exited with code: N"
-    const reason: WorkerFailureReason = rejected && /worker exited/i.test(message) ? 'crash' : 'error';
+    // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
+    // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
+    const reason: WorkerFailureReason = !rejected ? 'error'
+      : (err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory'
+        : /worker exited/i.test(message) ? 'crash' : 'error';
     if (counted) {
       this.#metrics?.failure(reason);
       this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
