@@ -178,7 +178,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
 
   const send = (res: ServerResponse, status: number, body: Uint8Array): void => {
     // nobody to answer on a connection already gone (a client that hung up mid-body): counted with code "0"
-    if (res.headersSent || res.destroyed || res.socket?.destroyed !== false) return;
+    if (res.headersSent || res.destroyed || res.req.socket.destroyed) return;
     res.writeHead(status, {
       'Content-Type': 'application/json',
       'Content-Length': body.length,
