@@ -32,9 +32,9 @@ import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { defaultAdmissionServerLimits } from '../lib/server/limits.js';
 import { send } from './hostile-client.js';
 import type { Endpoint, Outcome } from './hostile-client.js';
-import { generator, hostileCatalogue } from './hostile-inputs.js';
+import { hostileCatalogue } from './hostile-inputs.js';
 import type { HostileCase } from './hostile-inputs.js';
-import { benchWorkspace, cpuSeconds, fmt, freePort, httpStatus, metricsText, mutatingAdmissionConfig, until } from './util.js';
+import { benchWorkspace, cpuSeconds, fmt, freePort, generator, httpStatus, metricsText, mutatingAdmissionConfig, until } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
