@@ -47,7 +47,8 @@ test('a worker reaching --worker-max-old-space-size: its request is answered by 
 
   // 2 million empty objects in a 6 MB body: JSON.parse alone builds more than 32 MiB of them (a body over 64 KiB is
   // never evaluated on the main thread, so it goes to a worker)
-  const answer = await post(`${url}/validate`, certs.caPEM, review('u-big', 2_000_000));
+  // ?timeout=30s (kube's largest): on a loaded machine parsing 6 MB may take longer than the default 10 s deadline
+  const answer = await post(`${url}/validate?timeout=30s`, certs.caPEM, review('u-big', 2_000_000));
   assert.equal(answer.status, 200, answer.body);
   const response = (JSON.parse(answer.body) as { response: { uid: string; allowed: boolean; status?: { code: number; message: string } } }).response;
   assert.equal(response.uid, 'u-big');
