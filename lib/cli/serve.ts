@@ -3,7 +3,7 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { AdmissionConfigError } from '../config/admission-config.js';
 import { startHealthServer } from '../health/server.js';
-import { defaultPoolThreads, PolicyPool } from '../admission/pool/pool.js';
+import { defaultPoolThreads, defaultWorkerMaxOldSpaceMb, minWorkerMaxOldSpaceMb, PolicyPool } from '../admission/pool/pool.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
@@ -54,6 +54,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'request-body-timeout', type: 'duration', default: formatMs(defaultAdmissionServerLimits.requestTimeoutMs), usage: 'time a request has to arrive in full, body included, from its first byte (408 after); at least --request-header-timeout' },
   { name: 'reload-interval', type: 'duration', default: '1m', usage: 'polling fallback period for manifest directories (and --registration-file)' },
   { name: 'workers', type: 'int', default: defaultPoolThreads(), usage: 'policy evaluation worker threads; 0 evaluates on the main thread', defaultText: `CPUs - 1, at least 1: ${defaultPoolThreads()} here` },
+  { name: 'worker-max-old-space-size', type: 'int', default: defaultWorkerMaxOldSpaceMb, usage: 'MiB of old-generation heap each policy worker may use; a worker reaching it is replaced and its requests are answered by their failure policy (the main thread\'s own limit is node\'s --max-old-space-size, in NODE_OPTIONS)' },
   { name: 'registration-file', type: 'string', default: '', usage: 'the registration kube-apiserver uses (as printed by `registration`), watched like the manifests: at every reload and every change of it, log, and count in static_admissiond_registration_uncovered_objects and static_admissiond_registration_excess_rules, the loaded objects that can match requests it does not send and the requests it sends that no loaded object can match' },
   { name: 'write-registration', type: 'string', default: '', usage: 'kube-apiserver 1.36+: keep a static registration in DIR/validating and DIR/mutating (the apiserver\'s ValidatingAdmissionWebhook and MutatingAdmissionWebhook staticManifestsDir) in step with the loaded manifests, rewritten atomically after each good reload only' },
   { name: 'registration-url', type: 'string', default: '', usage: 'with --write-registration: the URL the apiserver calls', defaultText: 'https://<bind-address>:<secure-port>' },
@@ -84,6 +85,8 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
   const workers = flagNumber(flags, 'workers');
   if (!Number.isInteger(workers) || workers < 0) throw new UsageError(`invalid --workers ${workers}: must be 0 (evaluate on the main thread) or more`);
+  const workerHeapMb = flagNumber(flags, 'worker-max-old-space-size');
+  if (!Number.isInteger(workerHeapMb) || workerHeapMb < minWorkerMaxOldSpaceMb) throw new UsageError(`invalid --worker-max-old-space-size ${workerHeapMb}: must be at least ${minWorkerMaxOldSpaceMb} (MiB)`);
   const limits = listenerLimits(flags);
   let setup;
   let gates;
@@ -181,6 +184,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     ? new PolicyPool({
       threads: workers,
       snapshots: pooled.flatMap((s) => s.current() ?? []),
+      resourceLimits: { maxOldGenerationSizeMb: workerHeapMb },
       registry,
       logger: log.with('policy-pool'),
       authorizationKubeconfig: flagString(flags, 'authorization-kubeconfig'),

@@ -146,7 +146,8 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   certificates.attach(server);
 
   const send = (res: ServerResponse, status: number, body: Uint8Array): void => {
-    if (res.headersSent || res.destroyed) return;
+    // nobody to answer on a connection already gone (a client that hung up mid-body): counted with code "0"
+    if (res.headersSent || res.destroyed || res.req.socket.destroyed) return;
     res.writeHead(status, {
       'Content-Type': 'application/json',
       'Content-Length': body.length,
@@ -193,7 +194,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
     const timeoutMs = requestTimeoutMs(timeoutParameter(query), limits);
-    const body = await readBody(req, gzip, limits.maxBodyBytes);
+    const body = await readBody(req, gzip, limits.maxBodyBytes, declared === undefined ? undefined : Number(declared));
 
     const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
     const delivery = cancellation.delivery(endpoint, body, deadline, timeoutMs);

@@ -323,6 +323,23 @@ describe('handlers', () => {
   });
 });
 
+describe('clients hanging up', () => {
+  test('mid-body: no error line per hang-up, and never counted as a 5xx', async () => {
+    await withServer({}, async (server, { registry, lines }) => {
+      const url = new URL(server.url);
+      const socket = connect({ host: url.hostname, port: Number(url.port), ca: caPEM });
+      await new Promise<void>((r) => socket.once('secureConnect', () => r()));
+      // half of a 2 MiB body, then gone while the daemon is reading it
+      socket.write(`POST /validate?timeout=10s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`);
+      socket.write(Buffer.alloc(1024 * 1024, 0x20), () => socket.destroy());
+      const counted = async (): Promise<string[]> => (await registry.metrics()).split('\n').filter((l) => l.startsWith('static_admissiond_admission_requests_total{'));
+      await waitFor('the request to be counted', async () => (await counted()).length === 1);
+      assert.doesNotMatch((await counted())[0]!, /code="5\d\d"/);
+      assert.deepEqual(lines.filter((l) => l.includes('"msg":"Admission request failed"')), []);
+    });
+  });
+});
+
 describe('connections', () => {
   test('keep-alive: requests reuse one connection, also after it sat idle longer than the header timeout', async () => {
     await withServer({ limits: { headersTimeoutMs: 200, requestTimeoutMs: 1_000 } }, async (_server, { post }) => {

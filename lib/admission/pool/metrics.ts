@@ -8,6 +8,8 @@ import type { Registry } from 'prom-client';
 export type WorkerFailureReason =
   /** the worker thread exited while the task was in flight */
   | 'crash'
+  /** the worker reached its heap limit (--worker-max-old-space-size) and was terminated */
+  | 'memory'
   /** the request deadline passed before the worker answered */
   | 'timeout'
   /** a worker was terminated because it was still evaluating a task past that task's deadline */
@@ -73,7 +75,7 @@ export function createPoolMetrics(registry: Registry, source: PoolGaugeSource): 
   }));
   const failures = get('static_admissiond_policy_worker_failures_total', () => new Counter({
     name: 'static_admissiond_policy_worker_failures_total',
-    help: 'Policy evaluations that did not come back from the worker pool, answered by the failure policy of the affected policies, by reason (crash, timeout, overrun, error).',
+    help: 'Policy evaluations that did not come back from the worker pool, answered by the failure policy of the affected policies, by reason (crash, memory, timeout, overrun, error).',
     labelNames: ['reason'] as const,
     registers: [registry],
   }));

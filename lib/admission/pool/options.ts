@@ -1,6 +1,7 @@
 // The policy pool's options and what its calls answer (pool.ts), with the defaults: the pool's interface apart from
 // its implementation.
 import { availableParallelism } from 'node:os';
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../log/logger.js';
 import type { Snapshot } from '../../reload/snapshot.js';
@@ -13,6 +14,15 @@ export function defaultPoolThreads(): number {
 }
 
 export const defaultConcurrentTasksPerWorker = 16;
+/**
+ * `--worker-max-old-space-size` default, MiB: the old generation of each worker's heap. The largest request a worker
+ * evaluates (a 7 MiB review of many small objects, object and oldObject) peaks near 200 MiB of heap (bench/hostile.ts,
+ * systemd/README.md "Memory"); without a limit V8 sizes each worker's heap from the machine's memory (gigabytes) and
+ * keeps what it grew to.
+ */
+export const defaultWorkerMaxOldSpaceMb = 512;
+/** The least `--worker-max-old-space-size` accepted, MiB: below it a worker cannot even compile a small policy set. */
+export const minWorkerMaxOldSpaceMb = 32;
 export const defaultReserveThreads = 1;
 export const defaultMaxBatch = 32;
 export const defaultBatchesInFlight = 2;
@@ -54,6 +64,12 @@ export interface PolicyPoolOptions {
    * Default 1.
    */
   readonly reserveThreads?: number;
+  /**
+   * Each worker's heap limits (Piscina's resourceLimits): a worker reaching them is terminated, its requests are
+   * answered by their failure policy (reason "memory" in the failures metric) and Piscina starts another. Default:
+   * old generation defaultWorkerMaxOldSpaceMb, the rest V8's.
+   */
+  readonly resourceLimits?: ResourceLimits;
   /** test-only: request uids that make a worker exit or hang (protocol.ts) */
   readonly testHooks?: boolean;
   /** --authorization-kubeconfig: each worker sends the SubjectAccessReviews of its `authorizer` checks with it */

@@ -51,10 +51,18 @@ import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
-import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads } from './options.js';
+import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads, defaultWorkerMaxOldSpaceMb } from './options.js';
 import type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
-export { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultPoolThreads, defaultReserveThreads } from './options.js';
+export {
+  defaultBatchesInFlight,
+  defaultConcurrentTasksPerWorker,
+  defaultMaxBatch,
+  defaultPoolThreads,
+  defaultReserveThreads,
+  defaultWorkerMaxOldSpaceMb,
+  minWorkerMaxOldSpaceMb,
+} from './options.js';
 export type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
 const workerFile = fileURLToPath(new URL('../../../workers/policy-worker.js', import.meta.url));
@@ -120,6 +128,7 @@ export class PolicyPool {
       maxQueue: Infinity,
       // Piscina's own timing histogram feeds only its `utilization`, which is not used (see utilization())
       recordTiming: false,
+      resourceLimits: { maxOldGenerationSizeMb: defaultWorkerMaxOldSpaceMb, ...options.resourceLimits },
       workerData,
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
@@ -282,8 +291,11 @@ export class PolicyPool {
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
   #failed(err: unknown, rejected: boolean, counted = true): { readonly failure: WorkerFailureReason; readonly message: string } {
     const message = err instanceof Error ? err.message : String(err);
-    // Piscina rejects every task of a worker that exits with "worker exited with code: N"
-    const reason: WorkerFailureReason = rejected && /worker exited/i.test(message) ? 'crash' : 'error';
+    // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
+    // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
+    const reason: WorkerFailureReason = !rejected ? 'error'
+      : (err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory'
+        : /worker exited/i.test(message) ? 'crash' : 'error';
     if (counted) {
       this.#metrics?.failure(reason);
       this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
