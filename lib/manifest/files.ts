@@ -165,10 +165,18 @@ export function readManifestFilesSync(dir: string): ManifestFiles {
 }
 
 /** Go's unicode.IsSpace, which bytes.TrimSpace and strings.TrimSpace trim (JavaScript's trim() differs: U+FEFF, U+0085). */
-const goSpace = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+function isGoSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
 
-export function goTrimSpace(s: string): string {
-  return s.replace(goSpace, '');
+export function goTrimSpace(s: string, from = 0, to = s.length): string {
+  let start = from;
+  let end = to;
+  while (start < end && isGoSpace(s.charCodeAt(start))) start++;
+  while (end > start && isGoSpace(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 /**
@@ -179,6 +187,9 @@ export function goTrimSpace(s: string): string {
  * document's quoted text shows it). Each document is trimmed and empty ones are dropped.
  */
 export function splitYAMLDocuments(data: string): string[] {
+  // Without CR the document's text is the input's, so documents are sliced, not rebuilt line by line (a reload tick
+  // splits every file).
+  if (!data.includes('\r')) return splitLF(data);
   const docs: string[] = [];
   let current = '';
   const flush = (): void => {
@@ -199,8 +210,7 @@ export function splitYAMLDocuments(data: string): string[] {
     }
     line += '\n';
     if (line.startsWith('---')) {
-      const rest = goTrimSpace(line.slice(3));
-      if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
+      checkSeparator(line, 0);
       if (current.length > 0) {
         flush();
         continue;
@@ -210,4 +220,36 @@ export function splitYAMLDocuments(data: string): string[] {
   }
   flush();
   return docs;
+}
+
+/** splitYAMLDocuments for input without CR: each document is a slice of the input (and the LF ReadLine adds last). */
+function splitLF(data: string): string[] {
+  const docs: string[] = [];
+  let docStart = 0;
+  let lineStart = 0;
+  while (lineStart < data.length) {
+    const newline = data.indexOf('\n', lineStart);
+    const lineEnd = newline === -1 ? data.length : newline;
+    if (data.startsWith('---', lineStart)) {
+      checkSeparator(data, lineStart, lineEnd);
+      // a separator before any content stays in the next document (its first line)
+      if (lineStart > docStart) {
+        const doc = goTrimSpace(data, docStart, lineStart);
+        if (doc.length > 0) docs.push(doc);
+        docStart = lineEnd + 1;
+      }
+    }
+    lineStart = lineEnd + 1;
+  }
+  if (docStart < data.length) {
+    const doc = goTrimSpace(data, docStart, data.length);
+    if (doc.length > 0) docs.push(doc);
+  }
+  return docs;
+}
+
+/** Only spaces or a comment may follow a `---` separator (YAMLReader.Read). */
+function checkSeparator(text: string, lineStart: number, lineEnd = text.length): void {
+  const rest = goTrimSpace(text, lineStart + 3, lineEnd);
+  if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
 }
