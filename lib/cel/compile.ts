@@ -1,5 +1,6 @@
 // compileExpression: what Kubernetes' plugin/cel compiler does at load time (compile.go CompileCELExpression).
-// Steps: cel-go's parser limits and unary runs (syntax.ts); rewrite what the engine cannot parse (rewrite.ts);
+// Steps: cel-go's parser limits, its own grammar and visitor for every parse error (syntax.ts, grammar/), and unary
+// runs; rewrite what the engine cannot parse (rewrite.ts);
 // parse with @marcbachmann/cel-js and adjust its AST (fixups.ts); check declarations (references.ts) and types
 // (checker/: cel-go v0.26.0's checker with its declarations and Kubernetes' libraries, the request's variables
 // typed as composition.go types them), reported together; cel-go's AST validators (homogeneous aggregate
@@ -10,10 +11,9 @@
 // expression), so identical expressions share one compiled program. docs/adr/0001-cel-engine.md explains the
 // split between engine and lib/cel.
 //
-// Known differences from upstream (cel-go) that this layer cannot close:
-// - a syntax error reports the engine parser's first error only (cel-go/ANTLR may list several), phrased like
-//   ANTLR for the common cases (`mismatched input '<EOF>' expecting {…}`, `extraneous input 'x' expecting
-//   <EOF>`, `token recognition error at: '@'`) and as `Syntax error: <engine text>` otherwise;
+// Where the engine differs from cel-go, this layer works around it:
+// - parse errors are cel-go's own (grammar/): the engine only parses what cel-go's grammar accepts; an engine
+//   parse error left (translate.ts) would mean the grammar accepted what the rewrite does not cover;
 // - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
 //   parse in the engine; rewrite.ts turns it into a call the checker types as the message type (errors still
 //   point into the original text);
