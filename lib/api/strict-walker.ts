@@ -82,7 +82,16 @@ export class StrictWalker {
    */
   constructor(
     private readonly schema: ApiSchema,
-    private readonly options: { readonly sortKeys?: boolean; readonly scalars?: ScalarChecks; readonly check?: boolean } = {},
+    private readonly options: {
+      readonly sortKeys?: boolean;
+      readonly scalars?: ScalarChecks;
+      readonly check?: boolean;
+      /**
+       * false: a map element's type error names the map's field only, as the manifest loader's decoder
+       * (sigs.k8s.io/json) does; default true, as the decoder after a JSON Patch names the key too
+       */
+      readonly mapKeysInPath?: boolean;
+    } = {},
   ) {
     if (shapesSchema !== schema) {
       shapes.clear();
@@ -173,7 +182,7 @@ export class StrictWalker {
       const out: JsonObject = {};
       const keys = this.options.sortKeys === true ? Object.keys(value).sort() : Object.keys(value);
       for (const k of keys) {
-        const v = this.value(value[k]!, elemType, elemGo, structName, `${strictPath}.${k}`, `${goPath}.${k}`);
+        const v = this.value(value[k]!, elemType, elemGo, structName, `${strictPath}.${k}`, this.options.mapKeysInPath === false ? goPath : `${goPath}.${k}`);
         setOwn(out, k, v ?? zeroValue(elemType));
       }
       return out;

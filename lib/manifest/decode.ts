@@ -98,6 +98,9 @@ function decodeValue(value: JsonValue, raw: string, duplicateErrors: readonly st
   return { type: 'object', kind, goType, object: strictDecode(obj, apiSchema[kind]!, duplicateErrors, keyOrder) };
 }
 
+/** The loader's decoder (sigs.k8s.io/json via apimachinery's serializer) names struct fields only in a type error. */
+const LOADER_DECODER = { mapKeysInPath: false } as const;
+
 const listType: ApiType = {
   go: 'List',
   fields: {
@@ -109,11 +112,11 @@ const listType: ApiType = {
 };
 
 function strictDecode(obj: JsonObject, type: ApiType, duplicateErrors: readonly string[], keyOrder: KeyOrder, schema: ApiSchema = apiSchema): JsonObject {
-  let walker = new StrictWalker(schema);
+  let walker = new StrictWalker(schema, LOADER_DECODER);
   const out = walker.object(obj, type, '', '');
   if (keyOrder === 'sorted' && (walker.typeError !== undefined || walker.unknown.length > 1)) {
     // which error comes first depends on the order the keys are met: walked again as upstream meets them
-    walker = new StrictWalker(schema);
+    walker = new StrictWalker(schema, LOADER_DECODER);
     walker.object(withSortedKeys(obj) as JsonObject, type, '', '');
   }
   const strict = [...duplicateErrors, ...walker.unknown];

@@ -7,6 +7,7 @@ import type { Node as YamlNode, ScalarTag } from 'yaml';
 import { goQuote } from '../validation/go-format.js';
 import { setOwn } from '../json/own.js';
 import { readFirstDocument } from './yaml-syntax/check.js';
+import { explicitTagValue } from './yaml-resolve.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -234,7 +235,11 @@ class Converter {
         this.#expanding.delete(node);
       }
     }
-    if (isScalar(node)) return scalarValue(node.value, node.source);
+    if (isScalar(node)) {
+      // an explicit tag is decided as go-yaml decides it, before the value is taken
+      const tagged = node.tag === undefined ? undefined : explicitTagValue(node.tag, node.source ?? String(node.value ?? ''), null);
+      return tagged === undefined ? scalarValue(node.value, node.source) : tagged;
+    }
     if (isMap(node)) {
       const out: JsonObject = {};
       const seen = new Set<string>();
