@@ -2,21 +2,16 @@
 // `JSONPatch`, `Object` and `Object.<field>…`, declared for mutations only). Their fields are checked by the
 // checker (checker/check.ts checkConstruction, checker/environment.ts for the field types).
 
-import { JSON_PATCH_TYPE, OBJECT_TYPE } from './checker/environment.js';
 import type { Issue } from './issues.js';
+import { isMutationTypeName } from './names.js';
 import { undeclaredReference } from './references.js';
 import type { ConstructionSite } from './rewrite.js';
 import type { CelEnvironment } from './types.js';
 
 
-/** Whether the name is one of the types constructions can have (upstream: mutation.DynamicTypeResolver). */
-function isConstructedTypeName(type: string): boolean {
-  return type === JSON_PATCH_TYPE || type === OBJECT_TYPE || type.startsWith(`${OBJECT_TYPE}.`);
-}
-
 /** Whether the environment declares the type (upstream: only for mutation expressions). */
 export function isDeclaredType(environment: CelEnvironment, type: string): boolean {
-  return environment === 'mutatingPolicy' && isConstructedTypeName(type);
+  return environment === 'mutatingPolicy' && isMutationTypeName(type);
 }
 
 /**

@@ -9,6 +9,7 @@ import { engineFor, isEngineNode } from './engine.js';
 import type { EngineNode } from './engine.js';
 import type { Issue } from './issues.js';
 import { isDeclaredType } from './construction.js';
+import { rootName } from './names.js';
 import { CONSTRUCT_FUNCTION } from './objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from './runtime/planner.js';
 import { FORMAT_FUNCTIONS, FORMAT_ONLY_FUNCTIONS } from './runtime/k8s/format-names.js';
@@ -47,9 +48,6 @@ const NAMESPACED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 const NAMESPACED_ONLY = new Set(['bind', 'of', 'none', 'ofNonZeroValue', 'escapeKey', 'quote', 'equivalent', 'intersects', 'isCanonical', 'range', ...FORMAT_ONLY_FUNCTIONS]);
 
 export const undeclaredReference = (name: string): string => `undeclared reference to '${name}' (in container '')`;
-
-/** The name a root-scoped `.name` resolves to in the empty container (cel-go containers.ResolveCandidateNames). */
-export const rootName = (name: string): string => (name.startsWith('.') ? name.slice(1) : name);
 
 function isBound(scope: Scope | undefined, name: string): boolean {
   for (let s = scope; s !== undefined; s = s.parent) if (s.name === name) return true;

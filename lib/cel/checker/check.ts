@@ -10,12 +10,12 @@ import type { Issue } from '../issues.js';
 import { CONSTRUCT_FUNCTION } from '../objects.js';
 import { OPTIONAL_ENTRY_FUNCTION } from '../runtime/planner.js';
 import { anchorOf, findToken } from '../tokens.js';
+import { JSON_PATCH_FIELDS, JSON_PATCH_TYPE } from './environment.js';
 import type { CheckEnvironment } from './environment.js';
+import { rootName } from '../names.js';
 
 // apiserver pkg/cel/mutation/jsonpatch.go JSONPatchType.Field: any other field name is found, with a nil type, which
 // the checker prints as '' and only dyn is assignable to (`expected type of field 'ptah' is '' but provided type…`)
-const JSON_PATCH_TYPE_NAME = 'JSONPatch';
-const JSON_PATCH_FIELD_NAMES = { op: true, path: true, from: true, value: true };
 const NO_FIELD_TYPE: Type = Object.freeze({ kind: 'opaque', name: '', params: [] });
 import { validateFormatCalls } from './format.js';
 import type { FormatCall } from './format.js';
@@ -180,7 +180,7 @@ class Checker implements MacroHost {
   private lookupIdent(written: string): Type | undefined {
     // `.name` resolves as `name`, comprehension variables included (cel-go checker: the candidate names of a
     // leading-dot name in the empty container are just `name`)
-    const name = written.startsWith('.') ? written.slice(1) : written;
+    const name = rootName(written);
     for (let s = this.scope; s !== undefined; s = s.parent) {
       const t = s.vars.get(name);
       if (t !== undefined) return t;
@@ -319,7 +319,7 @@ class Checker implements MacroHost {
     if (name === OPTIONAL_ENTRY_FUNCTION) return this.report(this.anchor(node), undeclared(name));
     const types = args.map((a) => this.check(a));
     // `.fn(…)` resolves as `fn` (a macro name too, as a function: `.has` is undeclared)
-    const fn = this.env.functions.get(name.startsWith('.') ? name.slice(1) : name);
+    const fn = this.env.functions.get(rootName(name));
     if (fn === undefined) return this.report(this.anchor(node), undeclared(name));
     return this.resolveDecl(fn, types, false, this.anchor(node));
   }
@@ -471,7 +471,7 @@ class Checker implements MacroHost {
       const field = String(key.args);
       let valueType = this.check(value);
       const colon = findToken(this.source, key.range.end, value.range.start, ':', key.pos);
-      const fieldType = typeName === JSON_PATCH_TYPE_NAME && !Object.hasOwn(JSON_PATCH_FIELD_NAMES, field) ? NO_FIELD_TYPE : (this.fieldType(colon, typeName, field) ?? ERROR);
+      const fieldType = typeName === JSON_PATCH_TYPE && !JSON_PATCH_FIELDS.has(field) ? NO_FIELD_TYPE : (this.fieldType(colon, typeName, field) ?? ERROR);
       if (optionalFields.has(field)) {
         if (isOptional(valueType)) valueType = valueType.params[0]!;
         else if (!isDyn(valueType)) this.report(this.anchor(value), `expected type '${formatType(optionalOf(valueType))}' but found '${formatType(valueType)}'`);

@@ -37,14 +37,16 @@ import {
   noSuchOverloadError,
 } from './values.js';
 
+import { isMutationTypeName, rootName } from '../names.js';
+
 export type { Eval } from './plan-support.js';
 
 /**
- * The type values of a mutation's type names (`Object`, `Object.spec…`, `JSONPatch`, apiserver pkg/cel/mutation
- * typeresolver.go): only a mutation's expressions reach here with them, as the checker refuses them elsewhere.
+ * The type values of a mutation's type names: only a mutation's expressions reach here with them, as the checker
+ * refuses them elsewhere.
  */
 function mutationTypeNamed(name: string): ReturnType<typeof celType> | undefined {
-  return name === 'JSONPatch' || name === 'Object' || name.startsWith('Object.') ? celType(name) : undefined;
+  return isMutationTypeName(name) ? celType(name) : undefined;
 }
 
 /** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
@@ -157,7 +159,7 @@ class Planner implements LoopPlanner {
 
   private ident(written: string, scope: Scope | undefined): Eval {
     // `.name` resolves as `name`, as the checker resolved it
-    const name = written.startsWith('.') ? written.slice(1) : written;
+    const name = rootName(written);
     const slot = lookup(scope, name);
     if (slot !== undefined) return (s) => s.slots[slot];
     if (this.options.variables.has(name)) return this.variable(name);
@@ -338,7 +340,7 @@ class Planner implements LoopPlanner {
   private call(node: EngineNode, scope: Scope | undefined): Eval {
     const [written, argNodes] = node.args as [string, EngineNode[]];
     // `.fn(…)` resolves as `fn`, as the checker resolved it
-    const name = written.startsWith('.') ? written.slice(1) : written;
+    const name = rootName(written);
     if (name === 'has' && argNodes.length === 1) return this.has(argNodes[0]!, scope);
     if (name === OPTIONAL_ENTRY_FUNCTION) return failing('optional entries are only allowed in list and map literals');
     const impl = this.options.extraGlobals?.get(name) ?? GLOBAL.get(name);
