@@ -237,7 +237,7 @@ class Converter {
     }
     if (isScalar(node)) {
       // an explicit tag is decided as go-yaml decides it, before the value is taken
-      const tagged = node.tag === undefined ? undefined : explicitTagValue(node.tag, node.source ?? String(node.value ?? ''), null);
+      const tagged = node.tag === undefined ? undefined : explicitTagValue(node.tag, node.source ?? String(node.value ?? ''));
       return tagged === undefined ? scalarValue(node.value, node.source) : tagged;
     }
     if (isMap(node)) {

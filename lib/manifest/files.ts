@@ -187,42 +187,11 @@ export function goTrimSpace(s: string, from = 0, to = s.length): string {
  * document's quoted text shows it). Each document is trimmed and empty ones are dropped.
  */
 export function splitYAMLDocuments(data: string): string[] {
-  // Without CR the document's text is the input's, so documents are sliced, not rebuilt line by line (a reload tick
-  // splits every file).
-  if (!data.includes('\r')) return splitLF(data);
-  const docs: string[] = [];
-  let current = '';
-  const flush = (): void => {
-    const doc = goTrimSpace(current);
-    if (doc.length > 0) docs.push(doc);
-    current = '';
-  };
-  let start = 0;
-  while (start < data.length) {
-    const newline = data.indexOf('\n', start);
-    let line: string;
-    if (newline === -1) {
-      line = data.slice(start);
-      start = data.length;
-    } else {
-      line = data.slice(start, newline > start && data[newline - 1] === '\r' ? newline - 1 : newline);
-      start = newline + 1;
-    }
-    line += '\n';
-    if (line.startsWith('---')) {
-      checkSeparator(line, 0);
-      if (current.length > 0) {
-        flush();
-        continue;
-      }
-    }
-    current += line;
-  }
-  flush();
-  return docs;
+  // ReadLine drops the CR of a CR LF and keeps any other CR; then every document is a slice of the text
+  return splitLF(data.includes('\r') ? data.replaceAll('\r\n', '\n') : data);
 }
 
-/** splitYAMLDocuments for input without CR: each document is a slice of the input (and the LF ReadLine adds last). */
+/** The YAMLReader over text whose lines end in LF: each document is a slice of the text, trimmed. */
 function splitLF(data: string): string[] {
   const docs: string[] = [];
   let docStart = 0;
@@ -249,7 +218,7 @@ function splitLF(data: string): string[] {
 }
 
 /** Only spaces or a comment may follow a `---` separator (YAMLReader.Read). */
-function checkSeparator(text: string, lineStart: number, lineEnd = text.length): void {
+function checkSeparator(text: string, lineStart: number, lineEnd: number): void {
   const rest = goTrimSpace(text, lineStart + 3, lineEnd);
   if (rest.length > 0 && rest[0] !== '#') throw new Error(`invalid Yaml document separator: ${rest}`);
 }

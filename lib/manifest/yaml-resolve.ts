@@ -60,8 +60,8 @@ function resolvedTag(tag: string, input: string): string {
     if (tag === '!!timestamp' && isTimestamp(input)) return '!!timestamp';
     const plain = input.replaceAll('_', '');
     if (goParseInt(plain, false) !== undefined || goParseInt(plain, true) !== undefined) return '!!int';
+    // (resolve.go's own 0b/-0b parses accept what base 0 accepts already)
     if (YAML_STYLE_FLOAT.test(plain)) return '!!float';
-    if (/^-?0b[01]+$/.test(plain)) return '!!int';
   }
   return STR;
 }
@@ -71,7 +71,7 @@ function resolvedTag(tag: string, input: string): string {
  * sigs.k8s.io/yaml turns it into JSON; undefined where the document parser's value stands (tags go-yaml does not
  * resolve, and values it keeps as the parser read them). Throws go-yaml's error for a value the tag cannot take.
  */
-export function explicitTagValue(longTag: string, input: string, parsed: JsonValue): JsonValue | undefined {
+export function explicitTagValue(longTag: string, input: string): JsonValue | undefined {
   const tag = shortTag(longTag);
   if (tag === BINARY) {
     const text = input.replace(/[\r\n]/g, '');
@@ -84,8 +84,8 @@ export function explicitTagValue(longTag: string, input: string, parsed: JsonVal
   // numbers as go-yaml reads them (base prefixes, underscores), which the YAML 1.1 parser may not
   const plain = input.replaceAll('_', '');
   if ((tag === '!!int' || tag === '!!float') && rtag === '!!int') {
-    const n = Number(goParseInt(plain, false) ?? goParseInt(plain, true) ?? NaN);
-    return Number.isFinite(n) ? n : parsed;
+    // resolvedTag found it an int, so one of the two parses succeeds
+    return Number(goParseInt(plain, false) ?? goParseInt(plain, true));
   }
   if (tag === rtag) return tag === '!!float' && YAML_STYLE_FLOAT.test(plain) ? Number(plain) : undefined;
   throw new DocumentSyntaxError(`yaml: cannot decode ${rtag} \`${input}\` as a ${tag}`);
