@@ -28,13 +28,12 @@ import { Agent } from 'node:https';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { defaultAdmissionServerLimits } from '../lib/server/limits.js';
 import { send } from './hostile-client.js';
 import type { Endpoint, Outcome } from './hostile-client.js';
 import { hostileCatalogue } from './hostile-inputs.js';
 import type { HostileCase } from './hostile-inputs.js';
-import { benchWorkspace, cpuSeconds, fmt, freePort, generator, httpStatus, metricsText, mutatingAdmissionConfig, until } from './util.js';
+import { benchWorkspace, cpuSeconds, fmt, freePort, generator, httpStatus, metricsText, mutatingAdmissionConfig, until, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -83,12 +82,7 @@ interface Daemon {
 }
 
 async function startDaemon(tmp: string, children: ChildProcess[]): Promise<Daemon> {
-  const ca = await createCertificateAuthority('hostile bench CA');
-  const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
-  const certFile = join(tmp, 'tls.crt');
-  const keyFile = join(tmp, 'tls.key');
-  writeFileSync(certFile, serving.certPEM);
-  writeFileSync(keyFile, serving.keyPEM);
+  const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'hostile bench CA', 'static-admissiond');
   const config = join(tmp, 'admission-config.yaml');
   writeFileSync(config, mutatingAdmissionConfig(join(root, 'testdata/bench/policies'), join(root, 'testdata/bench/mutating-policies')));
   const port = await freePort();

@@ -31,12 +31,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
 import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
-import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import type { LoadCommand, LoadReply, WireTarget } from './load-process.js';
 import { percentile } from './load.js';
-import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -150,15 +148,10 @@ const perRequest = (cpu: number, n: number): string => (n > 0 ? (cpu / n * 1e6).
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { tmp, children, cleanup } = benchWorkspace('sad-bench-');
+  const { tmp, children, stop } = benchWorkspace('sad-bench-');
   const load = new LoadGenerators(clientProcesses);
   try {
-    const ca = await createCertificateAuthority('bench CA');
-    const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
-    const certFile = join(tmp, 'tls.crt');
-    const keyFile = join(tmp, 'tls.key');
-    writeFileSync(certFile, serving.certPEM);
-    writeFileSync(keyFile, serving.keyPEM);
+    const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'bench CA', 'static-admissiond');
     const policiesDir = join(root, 'testdata', 'bench', 'policies');
     const config = join(tmp, 'admission-config.yaml');
     writeFileSync(config, validatingAdmissionConfig(policiesDir));
@@ -340,9 +333,7 @@ async function main(): Promise<void> {
     console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     load.close();
-    for (const c of children) c.kill('SIGTERM');
-    await delay(200);
-    cleanup();
+    await stop();
   }
 }
 

@@ -18,10 +18,9 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { Target } from './load.js';
-import { benchWorkspace, fmt, freePort, httpStatus, metricsText, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, fmt, freePort, httpStatus, metricsText, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -92,14 +91,9 @@ async function phase(kind: 'quiet' | 'sequential' | 'burst', d: { plain: Target;
 }
 
 async function main(): Promise<void> {
-  const { tmp, children, cleanup } = benchWorkspace('sad-bench-runaway-');
+  const { tmp, children, stop } = benchWorkspace('sad-bench-runaway-');
   try {
-    const ca = await createCertificateAuthority('bench CA');
-    const serving = await ca.issue({ commonName: 'static-admissiond', hosts: ['127.0.0.1'] });
-    const certFile = join(tmp, 'tls.crt');
-    const keyFile = join(tmp, 'tls.key');
-    writeFileSync(certFile, serving.certPEM);
-    writeFileSync(keyFile, serving.keyPEM);
+    const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'bench CA', 'static-admissiond');
     const policies = join(tmp, 'policies');
     cpSync(join(root, 'testdata', 'bench', 'policies'), policies, { recursive: true });
     cpSync(join(root, 'testdata', 'bench', 'runaway', 'runaway-policy.yaml'), join(policies, '99-runaway.yaml'));
@@ -181,9 +175,7 @@ async function main(): Promise<void> {
     console.log(`  sequential runaways: plain p99 <= 50 ms    ${fmt(s.p99).padStart(9)} ms   ${pass(s.p99 <= 50)}`);
     console.log(`  burst of ${burstSize}: plain p99 <= 250 ms          ${fmt(b.p99).padStart(9)} ms   ${pass(b.p99 <= 250)}`);
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await delay(200);
-    cleanup();
+    await stop();
   }
 }
 

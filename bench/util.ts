@@ -1,12 +1,14 @@
 // Shared by the benchmark harnesses: free loopback ports, readiness polling, process CPU from /proc, statistics.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { createCertificateAuthority } from '../lib/server/dev-cert.js';
+import type { CertificateAuthority } from '../lib/server/dev-cert.js';
 
 export async function freePort(): Promise<number> {
   const s = createServer();
@@ -54,17 +56,40 @@ export function metricsText(url: string): Promise<string> {
 
 /**
  * A benchmark's temporary directory and the processes it starts: `cleanup` (also run at exit) kills those still
- * running and removes the directory.
+ * running and removes the directory; `stop` first asks them to exit (SIGTERM) and waits for that, at most `graceMs`.
  */
-export function benchWorkspace(prefix: string): { readonly tmp: string; readonly children: ChildProcess[]; readonly cleanup: () => void } {
+export function benchWorkspace(prefix: string): {
+  readonly tmp: string;
+  readonly children: ChildProcess[];
+  readonly cleanup: () => void;
+  readonly stop: (graceMs?: number) => Promise<void>;
+} {
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   const children: ChildProcess[] = [];
   const cleanup = (): void => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
     rmSync(tmp, { recursive: true, force: true });
   };
+  const stop = async (graceMs = 5_000): Promise<void> => {
+    const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+    const exited = Promise.all(running.map((c) => new Promise<void>((resolve) => c.once('exit', () => resolve()))));
+    for (const c of running) c.kill('SIGTERM');
+    await Promise.race([exited, delay(graceMs)]);
+    cleanup();
+  };
   process.on('exit', cleanup);
-  return { tmp, children, cleanup };
+  return { tmp, children, cleanup, stop };
+}
+
+/** A throw-away CA and its serving certificate for 127.0.0.1, written to `dir`/tls.crt and `dir`/tls.key. */
+export async function writeServingCertificate(dir: string, caName: string, commonName: string): Promise<{ ca: CertificateAuthority; certFile: string; keyFile: string }> {
+  const ca = await createCertificateAuthority(caName);
+  const serving = await ca.issue({ commonName, hosts: ['127.0.0.1'] });
+  const certFile = join(dir, 'tls.crt');
+  const keyFile = join(dir, 'tls.key');
+  writeFileSync(certFile, serving.certPEM);
+  writeFileSync(keyFile, serving.keyPEM);
+  return { ca, certFile, keyFile };
 }
 
 export async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {

@@ -18,8 +18,7 @@ import { createServer as createHTTPSServer } from 'node:https';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCertificateAuthority } from '../lib/server/dev-cert.js';
-import { cpuSeconds, fmt, freePort, httpStatus, median, until } from './util.js';
+import { cpuSeconds, fmt, freePort, httpStatus, median, until, writeServingCertificate } from './util.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
 
@@ -86,12 +85,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  const ca = await createCertificateAuthority('bench CA');
-  const serving = await ca.issue({ commonName: 'bench', hosts: ['127.0.0.1'] });
-  const certFile = join(tmp, 'tls.crt');
-  const keyFile = join(tmp, 'tls.key');
-  writeFileSync(certFile, serving.certPEM);
-  writeFileSync(keyFile, serving.keyPEM);
+  const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'bench CA', 'bench');
 
   const webhookPorts = await Promise.all(Array.from({ length: 5 }, () => freePort()));
   const hooks = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', certFile, keyFile, String(delayMs), ...webhookPorts.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
