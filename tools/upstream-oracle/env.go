@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -53,5 +55,33 @@ func enableUpstreamDefaults() error {
 // objectInterfaces is what the apiserver's handlers pass to admission for built-in kinds: legacyscheme converts,
 // defaults and creates them. Custom (unstructured) objects only pass through it unconverted, as for CRDs.
 func objectInterfaces() admission.ObjectInterfaces {
-	return admission.NewObjectInterfacesFromScheme(legacyscheme.Scheme)
+	s := legacyscheme.Scheme
+	return &admission.RuntimeObjectInterfaces{ObjectCreater: s, ObjectTyper: s, ObjectDefaulter: s, ObjectConvertor: s, EquivalentResourceMapper: servedEquivalents}
 }
+
+// servedEquivalents is the part of kube-apiserver 1.36's equivalent-resource registry (filled by k8s.io/apiserver
+// pkg/endpoints/installer.go RegisterKindFor, keyed by storage prefix: pkg/server/config.go) that can ever answer
+// with more than the resource itself, for the API versions served by default (k8s.io/kubernetes pkg/controlplane/
+// instance.go DefaultAPIResourceConfigSource: GA versions only). Two resources are served in more than one version
+// there: horizontalpodautoscalers in autoscaling/v2 and v1 (one GroupResource; registered in the group's version
+// priority, pkg/apis/autoscaling/install), and events in v1 and events.k8s.io/v1, which share the "events" storage
+// (pkg/kubeapiserver/default_storage_factory_builder.go AddCohabitatingResources). Every other served resource has
+// one version, for which the registry only ever returns the resource asked about, which matching skips.
+var servedEquivalents = func() runtime.EquivalentResourceRegistry {
+	registry := runtime.NewEquivalentResourceRegistryWithIdentity(func(gr schema.GroupResource) string {
+		if gr.Resource == "events" && (gr.Group == "" || gr.Group == "events.k8s.io") {
+			return "/events"
+		}
+		return ""
+	})
+	// legacy (core) is installed before the named groups (k8s.io/kubernetes pkg/controlplane/apiserver/apis.go InstallAPIs)
+	registry.RegisterKindFor(schema.GroupVersionResource{Version: "v1", Resource: "events"}, "", schema.GroupVersionKind{Version: "v1", Kind: "Event"})
+	for _, version := range []string{"v2", "v1"} {
+		gvr := schema.GroupVersionResource{Group: "autoscaling", Version: version, Resource: "horizontalpodautoscalers"}
+		gvk := schema.GroupVersionKind{Group: "autoscaling", Version: version, Kind: "HorizontalPodAutoscaler"}
+		registry.RegisterKindFor(gvr, "", gvk)
+		registry.RegisterKindFor(gvr, "status", gvk)
+	}
+	registry.RegisterKindFor(schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}, "", schema.GroupVersionKind{Group: "events.k8s.io", Version: "v1", Kind: "Event"})
+	return registry
+}()

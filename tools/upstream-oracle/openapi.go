@@ -33,14 +33,14 @@ import (
 // instead, which hold only a few older groups.
 
 type openAPIDocuments struct {
-	once   sync.Once
-	err    error
-	build  func(names ...string) (map[string]*spec.Schema, error)
+	once  sync.Once
+	err   error
+	build func(names ...string) (map[string]*spec.Schema, error)
 	// objectMetaRef is the $ref under which the documents carry ObjectMeta.
 	objectMetaRef string
-	byGV   map[schema.GroupVersion][]string // canonical type names of each group-version's kinds
-	mu     sync.Mutex
-	cached map[schema.GroupVersion][]byte
+	byGV          map[schema.GroupVersion][]string // canonical type names of each group-version's kinds
+	mu            sync.Mutex
+	cached        map[schema.GroupVersion][]byte
 }
 
 var builtinOpenAPI = &openAPIDocuments{}

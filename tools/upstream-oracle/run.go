@@ -72,4 +72,3 @@ func nonNilMap(m map[string]string) map[string]string {
 	}
 	return m
 }
-
