@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { PluginName } from '../../lib/manifest/plugins.js';
 import type { Disagreement, Op } from './differential.js';
-import { answeredAuditAnnotations } from './compare.js';
+import { answeredAuditAnnotations, decisionAsReleaseBuild } from './compare.js';
 import type { LoadAnswer, ValidateAnswer } from './oracle.js';
 import type { Files } from './generate/index.js';
 import { repoRoot } from './oracle.js';
@@ -81,7 +81,7 @@ function expectationOf(d: Disagreement): Record<string, unknown> {
   }
   const u = d.upstream as ValidateAnswer;
   const out: Record<string, unknown> = { allowed: u.allowed };
-  if (u.status) out['status'] = { code: u.status.code, reason: u.status.reason, message: u.status.message };
+  if (u.status) out['status'] = { code: u.status.code, reason: u.status.reason, message: decisionAsReleaseBuild(u.status.message) };
   if (u.warnings !== undefined && u.warnings.length > 0) out['warnings'] = u.warnings;
   const annotations = answeredAuditAnnotations(u.auditAnnotations);
   if (annotations !== undefined) out['auditAnnotations'] = annotations;

@@ -99,3 +99,31 @@ export function convertObject(object: unknown, from: Readonly<GroupVersionKind>,
   if (convert === undefined) throw new Error(`no conversion from ${gvkString(from)} to ${gvkString(to)}: ${conversionsAvailable}`);
   return convert(object);
 }
+
+/**
+ * The scheme's name in a kube-apiserver release build: legacyscheme's `runtime.NewScheme()` at
+ * k8s.io/kubernetes pkg/api/legacyscheme/scheme.go:30, as apimachinery util/naming GetNameFromCallsite names it.
+ */
+const legacySchemeName = 'pkg/api/legacyscheme/scheme.go:30';
+
+/** The Go type of a built-in kind, as reflect prints it: the package (k8s.io/api/<group>/<version>) is the version. */
+const goTypeOf = (k: Readonly<GroupVersionKind>): string => `${k.version ?? ''}.${k.kind ?? ''}`;
+
+const groupVersionString = (k: Readonly<GroupVersionKind>): string => ((k.group ?? '') === '' ? k.version ?? '' : `${k.group}/${k.version ?? ''}`);
+
+/**
+ * The error a MutatingAdmissionPolicy's successful patch of a built-in object ends in when the policy matched another
+ * version than the request's (`request`: the attributes' kind, the one the request was made to): the dispatcher
+ * converts the patched object with `ConvertToVersion(obj, versionedAttributes.GetKind().GroupVersion())`, and
+ * GetKind is the request's kind, not the matched one (k8s.io/apiserver pkg/admission/plugin/policy/mutating/
+ * dispatcher.go dispatchOne). The scheme converts between versions only through the internal type, so that fails:
+ * runtime/scheme.go convertToVersion (another group: not suitable) and conversion/converter.go Convert (the same
+ * group: unknown conversion). Undefined when the kinds agree.
+ */
+export function patchedVersionConversionError(matched: Readonly<GroupVersionKind>, request: Readonly<GroupVersionKind>): string | undefined {
+  if (sameKind(matched, request)) return undefined;
+  if ((matched.group ?? '') !== (request.group ?? '')) {
+    return `${goTypeOf(matched)} is not suitable for converting to ${JSON.stringify(groupVersionString(request))} in scheme ${JSON.stringify(legacySchemeName)}`;
+  }
+  return `converting (${goTypeOf(matched)}) to (${request.version ?? ''}.${matched.kind ?? ''}): unknown conversion`;
+}

@@ -17,7 +17,7 @@ import type { SubjectAccessReviewClient } from '../../webhook/subject-access-rev
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
 import type { Matched } from '../matching/index.js';
 import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
-import { convertObject } from '../conversion/index.js';
+import { convertObject, patchedVersionConversionError } from '../conversion/index.js';
 import { defaultObject } from '../defaulting/index.js';
 import { matchConditions } from '../match-conditions.js';
 import { forbiddenStatus } from '../status.js';
@@ -170,6 +170,8 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     }
     const options = { ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
     const ownKind = request.kind ?? { group: '', version: '', kind: '' };
+    // the kind the request was made to, which upstream's attributes carry (kind is the one this daemon was sent)
+    const attributesKind = request.requestKind ?? ownKind;
     // Upstream's versioned attributes: one per kind invoked, each converted from the object as the pass found it
     // and mutated on its own (policy/generic/policy_dispatcher.go versionedAttributeAccessor). Only the last one a
     // mutation ran on goes back into the request's object, and only if it changed (dispatcher.go
@@ -253,6 +255,12 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
             return { object, status: internalError(outcome.error), checks };
           }
           errors.push({ policy, binding, message: outcome.error, reason: 'Invalid' });
+          continue;
+        }
+        const unconvertible = patchedVersionConversionError(v.kind, attributesKind);
+        if (unconvertible !== undefined) {
+          checks.push({ policy: policy.name, binding, errorType: errorType(unconvertible), seconds });
+          errors.push({ policy, binding, message: unconvertible, reason: 'Invalid' });
           continue;
         }
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
