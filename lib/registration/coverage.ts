@@ -12,6 +12,7 @@
 // rules.go IsExemptAdmissionConfigurationResource). A static registration (1.36+ staticManifestsDir) is sent those:
 // S/admission/plugin/webhook/generic/webhook.go Dispatch runs the static source's webhooks on them.
 import type { LabelSelector, RuleWithOperations } from '../api/types.js';
+import { builtinByResource } from '../api/builtin-types.js';
 import { excludedResources } from '../admission/matching/exclusions.js';
 import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
 import type { LoadedManifests } from '../manifest/load.js';
@@ -192,9 +193,18 @@ function selectorMayMatchSystemNamespace(selector: LabelSelector | null | undefi
   return systemNamespaces.some((name) => matcher({ [namespaceNameLabel]: name }));
 }
 
+/** Whether `resource` of `group` may be namespaced: a wildcard, a built-in namespaced one, or one this daemon does
+ * not know (custom and aggregated resources may be either). */
+function mayBeNamespaced(group: string, resource: string): boolean {
+  const [name] = splitResource(resource);
+  if (group === '*' || name === '*') return true;
+  return builtinByResource(group, name)?.namespaced ?? true;
+}
+
 export function rulesReachNamespaces(rules: readonly Rule[]): boolean {
   // namespaced objects, and Namespace objects themselves (their own labels carry the name)
-  return rules.some((r) => r.scope !== 'Cluster' || r.resources.some((res) => resourceCovers(res, 'namespaces')));
+  return rules.some((r) => r.resources.some((res) => resourceCovers(res, 'namespaces'))
+    || (r.scope !== 'Cluster' && r.apiGroups.some((g) => r.resources.some((res) => mayBeNamespaced(g, res)))));
 }
 
 function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'policy' }>, sendsAdmissionConfiguration: boolean,

@@ -1,7 +1,7 @@
 // The AdmissionRequests kube-apiserver built for one audited write, rebuilt from its audit Event (audit.k8s.io/v1):
 //
 // - kind and resource: objectRef's apiGroup/apiVersion/resource/subresource (S/audit/request.go LogRequestMetadata
-//   copies them from the RequestInfo), the kind from the built-in table (lib/testsuite/kinds.ts, a subresource's own
+//   copies them from the RequestInfo), the kind from the built-in table (lib/api/builtin-types.ts, a subresource's own
 //   kind such as Scale or PodExecOptions included), else from the logged objects' kind (custom resources);
 // - name and namespace: objectRef's (LogRequestObject fills an empty name and namespace from the object, so a create's
 //   name is there unless generateName picked it); requests on a Namespace carry its name as their namespace;
@@ -31,8 +31,8 @@
 // replayed answer to its event.
 import type { AdmissionRequest, UserInfo } from '../api/admission.js';
 import type { JsonObject } from '../manifest/document.js';
-import { builtinByResource, connectOptionKinds } from '../testsuite/kinds.js';
-import type { GroupVersionKind } from '../testsuite/kinds.js';
+import { builtinByResource, connectOptionKinds } from '../api/builtin-types.js';
+import type { GroupVersionKind } from '../api/builtin-types.js';
 import { wipeSystemFields } from '../testsuite/request.js';
 import { connectSubresources, objectKey } from './filter.js';
 import type { SkipReason } from './filter.js';

@@ -27,8 +27,8 @@ import type { JsonObject, JsonValue } from '../manifest/document.js';
 import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
 import { cloneJson } from '../json/index.js';
 import { isObject, SuiteError } from './fields.js';
-import { apiVersionOf, builtinByKind, builtinByResource, connectOptionKinds, parseAPIVersion } from './kinds.js';
-import type { GroupVersionKind, GroupVersionResource } from './kinds.js';
+import { apiVersionOf, builtinByKind, builtinByResource, connectOptionKinds, parseAPIVersion } from '../api/builtin-types.js';
+import type { GroupVersionKind, GroupVersionResource } from '../api/builtin-types.js';
 import type { CaseSpec, Operation } from './suite.js';
 import { ownValue } from '../json/own.js';
 

@@ -185,6 +185,28 @@ describe('registration derived from the manifests', () => {
     });
   }
 
+  test('only policies that can match in kube-system lose coverage there: cluster-scoped resources cannot', () => {
+    const { loaded, cleanup } = loadPlugins({ ValidatingAdmissionPolicy: [
+      policy('pods', { rules: rule('[""]', '[v1]', '[pods]') }),
+      policy('clusterroles', { rules: rule('[rbac.authorization.k8s.io]', '[v1]', '[clusterroles, clusterrolebindings]') }),
+      policy('nodes-status', { rules: rule('[""]', '[v1]', '[nodes/status, persistentvolumes]') }),
+      policy('namespaces', { rules: rule('[""]', '[v1]', '[namespaces]') }),
+      policy('cluster-scope', { rules: rule('["*"]', '["*"]', '["*"]', '[CREATE]', 'Cluster') }),
+      policy('mixed', { rules: rule('["", rbac.authorization.k8s.io]', '[v1]', '[nodes, roles]') }),
+      policy('custom', { rules: rule('[example.com]', '[v1]', '[widgets]') }),
+    ] });
+    try {
+      const registration = deriveRegistration(loaded, { url: 'https://127.0.0.1:9443', caBundle: 'Q0E=' });
+      const side = registration.sides.find((s) => s.side === 'validating')!;
+      const losing = side.coverage.objects.filter((o) => o.systemNamespaces).map((o) => o.owner);
+      // roles (rbac) are namespaced; a custom resource may be; Namespace objects (a cluster-scoped "*" covers them)
+      // carry their own name label
+      assert.deepEqual(losing, ['cluster-scope', 'custom', 'mixed', 'namespaces', 'pods'].map((n) => `ValidatingAdmissionPolicy "${n}.static.k8s.io"`));
+    } finally {
+      cleanup();
+    }
+  });
+
   test('nothing loaded: no configuration at all, and no guard', () => {
     const { loaded, cleanup } = loadPlugins({ ValidatingAdmissionPolicy: [], MutatingAdmissionPolicy: [] });
     try {
