@@ -154,7 +154,7 @@ interface Daemon { readonly key: 'plain' | 'shadow'; readonly child: ChildProces
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const { tmp, children, cleanup } = benchWorkspace('sad-bench-shadow-');
+  const { tmp, children, stop } = benchWorkspace('sad-bench-shadow-');
   try {
     const policiesDir = join(root, 'testdata', 'bench', 'policies');
     const candidateDir = join(tmp, 'candidate');
@@ -237,8 +237,8 @@ async function main(): Promise<void> {
     console.log(`\n(whole run ${((Date.now() - started) / 1000).toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     for (const agent of agents.values()) agent.destroy();
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    cleanup();
+    // the daemons' exits, not a kill sent: nothing of this run may still hold a core when the next bench starts
+    await stop();
   }
 }
 
