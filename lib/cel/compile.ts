@@ -12,8 +12,8 @@
 // split between engine and lib/cel.
 //
 // Where the engine differs from cel-go, this layer works around it:
-// - parse errors are cel-go's own (grammar/): the engine only parses what cel-go's grammar accepts; an engine
-//   parse error left (translate.ts) would mean the grammar accepted what the rewrite does not cover;
+// - parse errors are cel-go's own (grammar/): the engine only parses what cel-go's grammar accepts, so an engine
+//   parse error is this daemon's fault (an InternalError naming it), never worded as the policy's;
 // - message construction (`Object{…}` for ApplyConfiguration, `JSONPatch{…}` for JSONPatch mutations) does not
 //   parse in the engine; rewrite.ts turns it into a call the checker types as the message type (errors still
 //   point into the original text);
@@ -33,17 +33,15 @@ import { construct, CONSTRUCT_FUNCTION } from './objects.js';
 import { CelActivation } from './activation.js';
 import { EvalState, plan, ProgramInstantiationError } from './runtime/index.js';
 import type { Plan } from './runtime/index.js';
-import type { EngineError, EngineProgram } from './engine.js';
+import type { EngineProgram } from './engine.js';
 import { AuthorizationPending } from './authorization.js';
 import { toEvaluationError } from './errors.js';
 import { compilationFailed } from './issues.js';
 import type { Issue } from './issues.js';
-import { lex } from './lexer.js';
 import { checkReferences } from './references.js';
 import { rewriteConstructions } from './rewrite.js';
 import { afterParse, beforeParse } from './syntax.js';
 import type { RewrittenExpression } from './rewrite.js';
-import { translateParseError } from './translate.js';
 import type { CelEnvironment, CompiledExpression, CompileRequest, CompileResult, Construction, EvaluationOptions, ExpectedResult } from './types.js';
 import { toCelValue } from './values.js';
 
@@ -69,6 +67,12 @@ const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
 function invalid(message: string): CompileResult {
   return { ok: false, message, errorType: 'Invalid' };
+}
+
+/** The engine's refusal of an expression cel-go's grammar parses, kept distinct from the policy's own errors. */
+function engineParseFailure(error: unknown): unknown {
+  const engineError = asEngineError(error);
+  return engineError === undefined ? error : new Error(`the CEL engine cannot parse what cel-go's grammar accepts: ${engineError.message}`);
 }
 
 function internal(error: unknown): CompileResult {
@@ -152,26 +156,6 @@ function createCompiled(
   return Object.freeze({ expression, outputType, constructions, usesAuthorizer, variables, evaluate });
 }
 
-/**
- * The engine's parse error with its range moved back into the original text. A token the rewrite inserted (the
- * call that stands for a type name) collapses to one point; it is widened to the original token there.
- */
-function originalParseError(error: EngineError, rewritten: RewrittenExpression, expression: string): EngineError {
-  const start = error.range?.start ?? error.node?.pos ?? 0;
-  const end = error.range?.end ?? start;
-  const range = { start: rewritten.toOriginal(start), end: rewritten.toOriginal(end) };
-  if (rewritten.isInserted(start) && range.end <= range.start) {
-    const token = lex(expression.slice(range.start))[0];
-    if (token !== undefined) range.end = range.start + token.end;
-  }
-  const base = { name: error.name, message: error.message, range };
-  return {
-    ...base,
-    ...(error.code === undefined ? {} : { code: error.code }),
-    ...(error.summary === undefined ? {} : { summary: error.summary }),
-  };
-}
-
 /** An expression parsed for checking: its AST over the rewritten text, and the rewrite that maps offsets back. */
 export interface ParsedExpression {
   readonly program: EngineProgram;
@@ -219,12 +203,8 @@ function parseUncached(request: CompileRequest): ParsedExpression | { failure: C
     if (depth !== undefined) return { failure: invalid(compilationFailed(expression, [depth])) };
     fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, rootedNames: rewritten.rootedNames, qualifiedVariables: qualifiedVariables(environment) });
   } catch (error) {
-    const engineError = asEngineError(error);
-    if (engineError === undefined) return { failure: internal(error) };
-    const issue = translateParseError(expression, originalParseError(engineError, rewritten, expression));
-    // The first syntax error wins, the rewrite's (a malformed field list) or the engine's.
-    const first = rewritten.issue !== undefined && rewritten.issue.offset <= issue.offset ? rewritten.issue : issue;
-    return { failure: invalid(compilationFailed(expression, [first])) };
+    // cel-go's grammar accepted it (beforeParse): an engine that refuses it is this daemon's fault, not the policy's
+    return { failure: internal(engineParseFailure(error)) };
   }
   if (rewritten.issue !== undefined) return { failure: invalid(compilationFailed(expression, [rewritten.issue])) };
   return { program, source, rewritten };
@@ -366,9 +346,7 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
     const qualifiedVariables = new Set(Object.keys(request.variables ?? {}).filter((n) => n.includes('.')));
     fixAst(program.ast, { original: expression, toOriginal: rewritten.toOriginal, fieldNames: rewritten.fieldNames, rootedNames: rewritten.rootedNames, qualifiedVariables });
   } catch (error) {
-    const engineError = asEngineError(error);
-    if (engineError === undefined) return internal(error);
-    return invalid(compilationFailed(expression, [translateParseError(expression, originalParseError(engineError, rewritten, expression))]));
+    return internal(engineParseFailure(error));
   }
   let outputType = 'dyn';
   if (request.check !== false) {

@@ -16,7 +16,8 @@ import type { TreeNode } from './visitor.js';
 const ERROR_REPORTING_LIMIT = 100;
 const ERROR_RECOVERY_LIMIT = 30;
 const ERROR_RECOVERY_LOOKAHEAD_LIMIT = 256;
-const MAX_RECURSION_DEPTH = 250;
+/** parser.go NewParser's default maxRecursionDepth, which Kubernetes keeps (pkg/cel/environment/base.go sets none). */
+export const MAX_RECURSION_DEPTH = 250;
 
 // parser.go: a reserved word where an identifier should be keeps the wording of older cel-go versions
 const RESERVED_IDENTIFIER = /no viable alternative at input '.(true|false|null)'/g;
@@ -143,8 +144,8 @@ class SyntaxErrorListener extends runtime.ErrorListener {
   }
 }
 
-/** recursionListener: more than 250 nested rules of one kind end the parse with cel-go's internal error. */
-function recursionListener(): object {
+/** recursionListener: more than `limit` nested rules of one kind end the parse with cel-go's internal error. */
+function recursionListener(limit: number): object {
   const depths = new Map<number, number>();
   return {
     visitTerminal() {},
@@ -152,8 +153,8 @@ function recursionListener(): object {
     enterEveryRule(context: RuleContext) {
       const depth = (depths.get(context.ruleIndex) ?? 0) + 1;
       depths.set(context.ruleIndex, depth);
-      if (depth > MAX_RECURSION_DEPTH) {
-        throw new ParseAbort({ offset: NO_LOCATION, message: `expression recursion limit exceeded: ${MAX_RECURSION_DEPTH}` });
+      if (depth > limit) {
+        throw new ParseAbort({ offset: NO_LOCATION, message: `expression recursion limit exceeded: ${limit}` });
       }
     },
     exitEveryRule(context: RuleContext) {
@@ -166,6 +167,8 @@ function recursionListener(): object {
 export interface ParseOptions {
   /** cel-go's EnableIdentEscapeSyntax: Kubernetes leaves it off; the cel-spec conformance environment turns it on */
   readonly identEscapes?: boolean;
+  /** cel-go's MaxRecursionDepth (default 250): its own tests use 32 */
+  readonly maxRecursionDepth?: number;
 }
 
 function lineStartsOf(source: string): number[] {
@@ -186,7 +189,8 @@ export function celParseIssues(expression: string, options: ParseOptions = {}): 
   const parser = new Parser(new runtime.CommonTokenStream(lexer));
   parser.removeErrorListeners();
   parser.addErrorListener(listener);
-  parser.addParseListener(recursionListener());
+  const maxRecursionDepth = options.maxRecursionDepth ?? MAX_RECURSION_DEPTH;
+  parser.addParseListener(recursionListener(maxRecursionDepth));
   parser._errHandler = new RecoveryLimitErrorStrategy();
   let tree: TreeNode;
   try {
@@ -196,7 +200,7 @@ export function celParseIssues(expression: string, options: ParseOptions = {}): 
     if (err.issue !== undefined) listener.issues.push(err.issue);
     return listener.issues;
   }
-  const visitor = new ParseTreeVisitor((line, column) => listener.offset(line, column), listener.issues.length, options.identEscapes === true);
+  const visitor = new ParseTreeVisitor((line, column) => listener.offset(line, column), listener.issues.length, options.identEscapes === true, maxRecursionDepth);
   try {
     visitor.visit(tree);
   } catch (err) {

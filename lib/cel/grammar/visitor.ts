@@ -102,9 +102,8 @@ const MACROS: ReadonlyMap<string, Macro> = new Map<string, Macro>([
   ],
 ]);
 
-// parser.go Visit: the contexts counted against maxRecursionDepth (250)
+// parser.go Visit: the contexts counted against maxRecursionDepth
 const DEPTH_COUNTED = new Set(['ExprContext', 'RelationContext', 'CalcContext', 'SelectContext', 'MemberCallContext', 'IndexContext']);
-const MAX_VISITOR_DEPTH = 250;
 
 /** parser.go's recursionError from the visitor: reported as `max recursion depth exceeded`, nothing more. */
 export class VisitorDepthExceeded extends Error {
@@ -122,6 +121,7 @@ export class ParseTreeVisitor {
     private readonly offsetOf: (line: number, column: number) => number,
     private readonly syntaxErrors: number,
     private readonly identEscapes: boolean,
+    private readonly maxRecursionDepth: number,
   ) {}
 
   #at(node: Token | TreeNode | undefined | null): number {
@@ -160,8 +160,8 @@ export class ParseTreeVisitor {
     const t = unnest(tree);
     const name = t?.constructor.name;
     if (name === undefined || !DEPTH_COUNTED.has(name)) return this.#visitNode(t, name);
-    // parser.go checkAndIncrementRecursionDepth: deeper than 250 ends the parse
-    if (++this.#depth > MAX_VISITOR_DEPTH) throw new VisitorDepthExceeded();
+    // parser.go checkAndIncrementRecursionDepth: deeper than maxRecursionDepth ends the parse
+    if (++this.#depth > this.maxRecursionDepth) throw new VisitorDepthExceeded();
     try {
       return this.#visitNode(t, name);
     } finally {
