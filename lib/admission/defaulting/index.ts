@@ -14,6 +14,7 @@ import type { DefaultedParts, JsonObject } from './object.js';
 export { defaultedParts } from './object.js';
 export type { DefaultedParts } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
+import { horizontalPodAutoscalerV1, horizontalPodAutoscalerV2 } from './autoscaling.js';
 
 export interface DefaultedKind {
   readonly apiVersion: string;
@@ -186,6 +187,8 @@ const defaulters: Readonly<Record<string, (o: JsonObject) => void>> = {
   'apps/v1 ReplicaSet': replicaSet,
   'batch/v1 Job': job,
   'batch/v1 CronJob': cronJob,
+  'autoscaling/v1 HorizontalPodAutoscaler': horizontalPodAutoscalerV1,
+  'autoscaling/v2 HorizontalPodAutoscaler': horizontalPodAutoscalerV2,
 };
 
 /** Whether defaultObject knows the kind. */
