@@ -1,19 +1,32 @@
-// The scheme's defaulting of the core, apps and batch kinds (upstream's ObjectDefaulter, which the mutating policy
-// dispatcher runs after every mutation: staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/
-// dispatcher.go dispatchOne). Defaults are those of kube-apiserver 1.36 with its default feature gates:
-// kubernetes pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go, pkg/apis/batch/v1/defaults.go, called as
-// their zz_generated.defaults.go calls them, and the `+default=` markers of k8s.io/api v0.36.3.
+// The scheme's defaulting of built-in kinds (upstream's ObjectDefaulter, which the mutating policy dispatcher runs
+// after every mutation: staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/dispatcher.go dispatchOne).
+// Defaults are those of kube-apiserver 1.36 with its default feature gates: kubernetes pkg/apis/<group>/<version>/
+// defaults.go called as their zz_generated.defaults.go calls them, and the `+default=` markers of k8s.io/api v0.36.3.
+// Here: core/v1, apps/v1 and batch/v1 (pod.ts and below); the other GA kinds with a defaulter, one module per group
+// (autoscaling.ts v1 and v2, core.ts, networking.ts, rbac.ts, discovery.ts, scheduling.ts, storage.ts,
+// flowcontrol.ts, admissionregistration.ts, resource.ts, authentication.ts).
 //
 // ConfigMap has a defaulter upstream (SetDefaults_ConfigMap makes a nil data map empty), which JSON omits: nothing to
-// do. Not done (documented in the README): quantities are not rounded up to milli precision or re-canonicalized
-// (SetDefaults_ResourceList), and pod-level resources (spec.resources, PodLevelResources) are not derived from the
-// containers'. Other kinds are returned as they are.
+// do; ResourceQuota's only rounds quantities. Not done (documented in the README): quantities are not rounded up to
+// milli precision or re-canonicalized (SetDefaults_ResourceList), and pod-level resources (spec.resources,
+// PodLevelResources) are not derived from the containers'. Other kinds are returned as they are.
 import { cloneJson, copyJson, setOwn } from '../../json/index.js';
 import { defaultInPlace, isObject, remove, setIfMissing, structField, uncopiedPartWritten, wouldChange, write } from './object.js';
 import type { DefaultedParts, JsonObject } from './object.js';
 export { defaultedParts } from './object.js';
 export type { DefaultedParts } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
+import { horizontalPodAutoscalerV1, horizontalPodAutoscalerV2 } from './autoscaling.js';
+import { endpoints, limitRange, node, persistentVolume, replicationController } from './core.js';
+import { networkPolicy, ingressClass } from './networking.js';
+import { roleBinding } from './rbac.js';
+import { endpointSlice } from './discovery.js';
+import { priorityClass } from './scheduling.js';
+import { csiDriver, storageClass, volumeAttachment } from './storage.js';
+import { flowSchema, priorityLevelConfiguration } from './flowcontrol.js';
+import { admissionPolicy, admissionPolicyBinding, mutatingWebhookConfiguration, validatingWebhookConfiguration } from './admissionregistration.js';
+import { resourceClaim, resourceClaimTemplate, resourceSlice } from './resource.js';
+import { tokenRequest } from './authentication.js';
 
 export interface DefaultedKind {
   readonly apiVersion: string;
@@ -186,7 +199,38 @@ const defaulters: Readonly<Record<string, (o: JsonObject) => void>> = {
   'apps/v1 ReplicaSet': replicaSet,
   'batch/v1 Job': job,
   'batch/v1 CronJob': cronJob,
+  'autoscaling/v1 HorizontalPodAutoscaler': horizontalPodAutoscalerV1,
+  'autoscaling/v2 HorizontalPodAutoscaler': horizontalPodAutoscalerV2,
+  'v1 ReplicationController': replicationController,
+  'v1 Endpoints': endpoints,
+  'v1 LimitRange': limitRange,
+  'v1 Node': node,
+  'v1 PersistentVolume': persistentVolume,
+  'networking.k8s.io/v1 NetworkPolicy': networkPolicy,
+  'networking.k8s.io/v1 IngressClass': ingressClass,
+  'rbac.authorization.k8s.io/v1 ClusterRoleBinding': roleBinding,
+  'rbac.authorization.k8s.io/v1 RoleBinding': roleBinding,
+  'discovery.k8s.io/v1 EndpointSlice': endpointSlice,
+  'scheduling.k8s.io/v1 PriorityClass': priorityClass,
+  'storage.k8s.io/v1 StorageClass': storageClass,
+  'storage.k8s.io/v1 CSIDriver': csiDriver,
+  'storage.k8s.io/v1 VolumeAttachment': volumeAttachment,
+  'flowcontrol.apiserver.k8s.io/v1 FlowSchema': flowSchema,
+  'flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration': priorityLevelConfiguration,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': admissionPolicy,
+  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicy': admissionPolicy,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': admissionPolicyBinding,
+  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding': admissionPolicyBinding,
+  'admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration': validatingWebhookConfiguration,
+  'admissionregistration.k8s.io/v1 MutatingWebhookConfiguration': mutatingWebhookConfiguration,
+  'resource.k8s.io/v1 ResourceClaim': resourceClaim,
+  'resource.k8s.io/v1 ResourceClaimTemplate': resourceClaimTemplate,
+  'resource.k8s.io/v1 ResourceSlice': resourceSlice,
+  'authentication.k8s.io/v1 TokenRequest': tokenRequest,
 };
+
+/** The kinds defaultObject knows, as `apiVersion kind`. */
+export const defaultedKinds = (): string[] => Object.keys(defaulters);
 
 /** Whether defaultObject knows the kind. */
 export function hasDefaulter(kind: DefaultedKind): boolean {

@@ -3,7 +3,7 @@
 // field, a failed test), with variables, matchConditions, reinvocation and both failure policies.
 import type { Rng } from './rng.js';
 import type { Family, JsonObject } from './requests.js';
-import { labelSelector, namespaceSelector, rulesFor } from './validating.js';
+import { labelSelector, matchConstraintsFor, namespaceSelector } from './validating.js';
 
 const applyCommon = [
   "Object{metadata: Object.metadata{labels: {'team': 'platform'}}}",
@@ -37,6 +37,10 @@ const applyByFamily: Record<Family['name'], readonly string[]> = {
     "Object{spec: Object.spec{type: 'ClusterIP'}}",
     "Object{spec: Object.spec{selector: {'app': 'other'}}}",
   ],
+  'hpas-v2': ['Object{spec: Object.spec{maxReplicas: 7}}', "Object{spec: Object.spec{minReplicas: 2, scaleTargetRef: Object.spec.scaleTargetRef{name: 'other'}}}"],
+  'hpas-v1': ['Object{spec: Object.spec{maxReplicas: 7}}', 'Object{spec: Object.spec{targetCPUUtilizationPercentage: 65}}'],
+  events: ["Object{type: 'Warning'}", "Object{reason: 'Changed', message: 'changed by policy'}"],
+  'events-k8s': ["Object{type: 'Warning'}", "Object{note: 'changed by policy'}"],
   widgets: [
     "Object{spec: Object.spec{color: 'red'}}",
     'Object{spec: Object.spec{size: object.spec.size + 1}}',
@@ -70,8 +74,12 @@ const jsonPatchByFamily: Record<Family['name'], readonly string[]> = {
   ],
   services: [
     "[JSONPatch{op: 'replace', path: '/spec/type', value: 'NodePort'}]",
-    "[JSONPatch{op: 'add', path: '/spec/ports/-', value: {'port': 9090, 'protocol': 'TCP', 'name': 'metrics'}}]",
+    "[JSONPatch{op: 'add', path: '/spec/ports/-', value: Object.spec.ports{port: 9090, protocol: 'TCP', name: 'metrics'}}]",
   ],
+  'hpas-v2': ["[JSONPatch{op: 'replace', path: '/spec/maxReplicas', value: 8}]", "[JSONPatch{op: 'add', path: '/spec/metrics/-', value: Object.spec.metrics{type: 'Resource', resource: Object.spec.metrics.resource{name: 'memory', target: Object.spec.metrics.resource.target{type: 'Utilization', averageUtilization: 70}}}}]"],
+  'hpas-v1': ["[JSONPatch{op: 'replace', path: '/spec/maxReplicas', value: 8}]", "[JSONPatch{op: 'add', path: '/spec/targetCPUUtilizationPercentage', value: 55}]"],
+  events: ["[JSONPatch{op: 'replace', path: '/reason', value: 'Patched'}]"],
+  'events-k8s': ["[JSONPatch{op: 'replace', path: '/note', value: 'patched'}]"],
   widgets: [
     "[JSONPatch{op: 'replace', path: '/spec/size', value: 7}]",
     "[JSONPatch{op: 'add', path: '/spec/parts/0/count', value: 9}]",
@@ -92,7 +100,7 @@ export function mutatingPolicies(rng: Rng, family: Family, tag: string): JsonObj
   for (let p = 0; p < count; p++) {
     const name = `${tag}-m${p}.static.k8s.io`;
     const operations = rng.some(['CREATE', 'UPDATE'], 1, 2);
-    const matchConstraints: JsonObject = { resourceRules: [rulesFor(family, operations)] };
+    const matchConstraints = matchConstraintsFor(rng, family, operations);
     if (rng.chance(0.15)) matchConstraints['objectSelector'] = labelSelector(rng);
     if (rng.chance(0.15)) matchConstraints['namespaceSelector'] = namespaceSelector(rng);
     const mutations = rng.some([0, 1], 1, 2).map(() => {

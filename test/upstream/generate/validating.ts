@@ -70,6 +70,10 @@ const byFamily: Record<Family['name'], readonly string[]> = {
     'object.spec.ports.all(p, p.port < 1024)',
     "object.spec.clusterIP == '' || isIP(object.spec.clusterIP)",
   ],
+  'hpas-v2': hpaExpressions(),
+  'hpas-v1': hpaExpressions(),
+  events: eventExpressions(),
+  'events-k8s': eventExpressions(),
   widgets: [
     'object.spec.size < 10',
     'has(object.spec.color)',
@@ -106,8 +110,41 @@ const matchConditionExpressions = [
 const actions = [['Deny'], ['Warn'], ['Audit'], ['Deny', 'Audit'], ['Warn', 'Audit']];
 const reasons = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 
-export function rulesFor(family: Family, operations: readonly string[]): JsonObject {
-  return { apiGroups: [family.group], apiVersions: [family.version], operations: [...operations], resources: [family.resource] };
+/** The policy sees the object in the version its rule matched, so these hold whichever version that is. */
+function hpaExpressions(): string[] {
+  return [
+    'object.spec.maxReplicas <= 10',
+    'has(object.spec.minReplicas) && object.spec.minReplicas >= 1',
+    "has(object.spec.metrics) ? object.spec.metrics.all(m, m.type == 'Resource') : object.spec.?targetCPUUtilizationPercentage.orValue(0) < 60",
+    "object.apiVersion == 'autoscaling/' + request.requestKind.version",
+    "!has(object.metadata.annotations) || object.metadata.annotations.all(k, !k.startsWith('autoscaling.alpha'))",
+  ];
+}
+
+function eventExpressions(): string[] {
+  return [
+    "object.type == 'Normal'",
+    "has(object.note) ? object.note.size() < 10 : object.message.size() < 10",
+    "object.reason != 'Killing' || request.kind.group == request.requestKind.group",
+    "has(object.regarding) ? object.regarding.kind != 'Pod' : object.involvedObject.kind != 'Pod'",
+    "object.?deprecatedCount.orValue(0) < 10 && object.?count.orValue(0) < 10",
+  ];
+}
+
+/**
+ * Rules on the family's resource; with `rng`, a family served in other versions too is named in one of those at
+ * times (or every version), and matchPolicy is sometimes Exact.
+ */
+export function rulesFor(family: Family, operations: readonly string[], rng?: Rng): JsonObject {
+  let gv: { group: string; version: string } = family;
+  if (rng !== undefined && family.equivalents !== undefined && rng.chance(0.5)) gv = rng.pick([...family.equivalents, { group: family.group, version: '*' }]);
+  return { apiGroups: [gv.group], apiVersions: [gv.version], operations: [...operations], resources: [family.resource] };
+}
+
+export function matchConstraintsFor(rng: Rng, family: Family, operations: readonly string[]): JsonObject {
+  const matchConstraints: JsonObject = { resourceRules: [rulesFor(family, operations, rng)] };
+  if (family.equivalents !== undefined && rng.chance(0.25)) matchConstraints['matchPolicy'] = 'Exact';
+  return matchConstraints;
 }
 
 export function labelSelector(rng: Rng): JsonObject {
@@ -136,7 +173,7 @@ export function validatingPolicies(rng: Rng, family: Family, tag: string): JsonO
   for (let p = 0; p < count; p++) {
     const name = `${tag}-p${p}.static.k8s.io`;
     const operations = rng.some(['CREATE', 'UPDATE', 'DELETE'], 1, 3);
-    const matchConstraints: JsonObject = { resourceRules: [rulesFor(family, operations)] };
+    const matchConstraints = matchConstraintsFor(rng, family, operations);
     if (rng.chance(0.2)) matchConstraints['objectSelector'] = labelSelector(rng);
     if (rng.chance(0.2)) matchConstraints['namespaceSelector'] = namespaceSelector(rng);
     const spec: JsonObject = { failurePolicy: rng.pick(['Fail', 'Ignore']), matchConstraints };
