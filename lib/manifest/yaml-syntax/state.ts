@@ -20,8 +20,10 @@ export interface Token {
   readonly type: TokenType;
   readonly start: Mark;
   readonly end: Mark;
-  /** anchor or alias name, tag handle, %TAG handle, scalar bytes */
+  /** anchor or alias name, tag handle, %TAG handle */
   readonly value?: readonly number[];
+  /** a scalar's value */
+  readonly text?: string;
   /** tag suffix */
   readonly suffix?: readonly number[];
   /** %TAG prefix */
@@ -47,7 +49,7 @@ export const bufferSize = rawBufferSize * 3;
 /** The reader's two buffers; every position read is written first, so they can be reused from state to state. */
 export interface ScratchBuffers {
   readonly raw: Uint8Array;
-  readonly buffer: Uint8Array;
+  readonly buffer: Buffer;
 }
 
 export type Encoding = 'any' | 'utf8' | 'utf16le' | 'utf16be';
@@ -62,7 +64,7 @@ export class YamlState {
   eof = false;
   encoding: Encoding = 'any';
   /** decoded UTF-8; a little slack past input_buffer_size for the look-ahead padding */
-  readonly buffer: Uint8Array;
+  readonly buffer: Buffer;
   bufLen = 0;
   bufPos = 0;
   unread = 0;
@@ -90,11 +92,16 @@ export class YamlState {
   simpleKeys: SimpleKey[] = [];
   simpleKeysByTok = new Map<number, number>();
 
+  // the scalar being scanned: what is collected so far, and where in `buffer` a run of characters copied as they are
+  // began (-1: none open); the reader flushes an open run before it moves the buffer
+  text = '';
+  runStart = -1;
+
   /** `buffers`: scratch space to reuse (what a previous, finished state used), else new */
   constructor(input: Uint8Array, buffers?: ScratchBuffers) {
     this.input = input;
     this.raw = buffers?.raw ?? new Uint8Array(rawBufferSize);
-    this.buffer = buffers?.buffer ?? new Uint8Array(bufferSize + 16);
+    this.buffer = buffers?.buffer ?? Buffer.alloc(bufferSize + 16);
   }
 
   get buffers(): ScratchBuffers {
@@ -118,4 +125,30 @@ export class YamlState {
 
 export function copyMark(m: Mark): Mark {
   return { index: m.index, line: m.line, column: m.column };
+}
+
+/** Opens a run of characters to copy into the scalar's text as they are (no-op when one is open). */
+export function beginRun(s: YamlState): void {
+  if (s.runStart < 0) s.runStart = s.bufPos;
+}
+
+/** Closes the open run, appending its characters to the scalar's text. */
+export function endRun(s: YamlState): void {
+  if (s.runStart < 0) return;
+  if (s.bufPos > s.runStart) s.text += s.buffer.toString('utf8', s.runStart, s.bufPos);
+  s.runStart = -1;
+}
+
+/** Appends `text` to the scalar's text after what is collected so far. */
+export function appendText(s: YamlState, text: string): void {
+  endRun(s);
+  s.text += text;
+}
+
+/** The scalar's text, reset for the next one. */
+export function takeText(s: YamlState): string {
+  endRun(s);
+  const text = s.text;
+  s.text = '';
+  return text;
 }
