@@ -39,9 +39,9 @@ export function goSyntax(v: GoValue, top = true): string {
 /**
  * The order fmt prints an interface{}-keyed map in (internal/fmtsort): nil first, then by concrete type, then by value.
  * Types compare by the address of their type descriptor in the binary; this is the order kube-apiserver's oracle build
- * shows (nil, string, int, uint64, float64, bool).
+ * shows (nil, string, uint64, int, float64, bool).
  */
-const TYPE_ORDER = ['string', 'int', 'uint64', 'float64', 'bool'];
+const TYPE_ORDER = ['string', 'uint64', 'int', 'float64', 'bool'];
 
 function compareKeys(a: GoKey, b: GoKey): number {
   if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;

@@ -134,6 +134,8 @@ const quotedContext = 'while parsing a quoted scalar';
 
 /** One `\` escape of a double-quoted scalar; false on error. */
 function scanEscape(s: YamlState, start: Mark): boolean {
+  // the escape's own characters are not content
+  endRun(s);
   const c = s.at(s.bufPos + 1);
   const simple = simpleEscapes.get(c);
   const codeLength = codeLengths.get(c) ?? 0;
