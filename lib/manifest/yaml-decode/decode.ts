@@ -70,19 +70,14 @@ abstract class Unmarshaler<M, V> {
     switch (n.kind) {
       case NodeKind.Scalar:
         return this.scalar(scalarValue(n.tag, n.value, n.implicit));
-      case NodeKind.Alias:
-        return this.#nested(() => this.#alias(n, into));
-      case NodeKind.Mapping:
-        return this.#nested(() => this.#mapping(n, into));
       default:
-        return this.#nested(() => this.sequenceValue(n.children.map((item) => this.unmarshal(item))));
+        break;
     }
-  }
-
-  /** Counts one level of nesting around `decode`. */
-  #nested(decode: () => V): V {
     if (++this.#depth > maxDocumentDepth) throw new DocumentSyntaxError(`yaml: exceeded max depth of ${maxDocumentDepth}`);
-    const value = decode();
+    let value: V;
+    if (n.kind === NodeKind.Alias) value = this.#alias(n, into);
+    else if (n.kind === NodeKind.Mapping) value = this.#mapping(n, into);
+    else value = this.sequenceValue(n.children.map((item) => this.unmarshal(item)));
     this.#depth--;
     return value;
   }

@@ -151,6 +151,15 @@ export function updateBuffer(s: YamlState, length: number): boolean {
     }
     first = false;
     while (s.rawPos !== s.rawLen) {
+      // printable ASCII, tab and line breaks: one byte as it is (the common case, without decoding)
+      const octet = s.raw[s.rawPos]!;
+      if (s.encoding === 'utf8' && ((octet >= 0x20 && octet <= 0x7e) || octet === 0x0a || octet === 0x0d || octet === 0x09)) {
+        s.rawPos++;
+        s.offset++;
+        s.buffer[bufferLen++] = octet;
+        s.unread++;
+        continue;
+      }
       const rawUnread = s.rawLen - s.rawPos;
       const decoded = s.encoding === 'utf8' ? decodeUTF8(s, rawUnread) : decodeUTF16(s, rawUnread);
       if (decoded === false) return false;

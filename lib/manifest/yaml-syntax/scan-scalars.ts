@@ -221,22 +221,23 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
     if (isZ(s, s.bufPos)) return fail(s, context, start, 'found unexpected end of stream');
     f.leadingBlanks = false;
     while (!isBlankZ(s, s.bufPos)) {
-      if (single && at(s, "'") && at(s, "'", 1)) {
+      const c = s.at(s.bufPos);
+      if (single && c === 0x27 && at(s, "'", 1)) {
         appendText(s, "'");
         skip(s);
         skip(s);
-      } else if (single && at(s, "'")) {
+      } else if (single && c === 0x27) {
         break;
-      } else if (!single && at(s, '"')) {
+      } else if (!single && c === 0x22) {
         break;
-      } else if (!single && at(s, '\\') && isBreak(s, s.bufPos + 1)) {
+      } else if (!single && c === 0x5c && isBreak(s, s.bufPos + 1)) {
         endRun(s);
         if (!cache(s, 3)) return undefined;
         skip(s);
         skipLine(s);
         f.leadingBlanks = true;
         break;
-      } else if (!single && at(s, '\\')) {
+      } else if (!single && c === 0x5c) {
         if (!scanEscape(s, start)) return undefined;
       } else {
         beginRun(s);
@@ -255,8 +256,9 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
 }
 
 function endsPlainRun(s: YamlState): boolean {
-  return (at(s, ':') && isBlankZ(s, s.bufPos + 1)) ||
-    (s.flowLevel > 0 && (at(s, ',') || at(s, '?') || at(s, '[') || at(s, ']') || at(s, '{') || at(s, '}')));
+  const c = s.at(s.bufPos);
+  return (c === 0x3a && isBlankZ(s, s.bufPos + 1)) ||
+    (s.flowLevel > 0 && (c === 0x2c || c === 0x3f || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d));
 }
 
 export function scanPlainScalar(s: YamlState): Token | undefined {

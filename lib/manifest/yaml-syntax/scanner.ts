@@ -42,12 +42,17 @@ export function fetchMoreTokens(s: YamlState): boolean {
   return true;
 }
 
-function isPlainScalarStart(s: YamlState): boolean {
-  const b = String.fromCharCode(s.at(s.bufPos));
-  const indicators = '-?:,[]{}#&*!|>\'"%@`';
-  return !(isBlankZ(s, s.bufPos) || (b.length === 1 && s.at(s.bufPos) < 0x80 && indicators.includes(b))) ||
-    (at(s, '-') && !isBlank(s, s.bufPos + 1)) ||
-    (s.flowLevel === 0 && (at(s, '?') || at(s, ':')) && !isBlankZ(s, s.bufPos + 1));
+/** The indicators that cannot start a plain scalar (unless `-`, `?` or `:` is followed by a non-blank). */
+const indicators = new Set([...'-?:,[]{}#&*!|>\'"%@`'].map((c) => c.charCodeAt(0)));
+
+const DASH = 0x2d;
+const QUESTION = 0x3f;
+const COLON = 0x3a;
+
+function isPlainScalarStart(s: YamlState, c: number): boolean {
+  return !(isBlankZ(s, s.bufPos) || indicators.has(c)) ||
+    (c === DASH && !isBlank(s, s.bufPos + 1)) ||
+    (s.flowLevel === 0 && (c === QUESTION || c === COLON) && !isBlankZ(s, s.bufPos + 1));
 }
 
 function fetchNextToken(s: YamlState): boolean {
@@ -58,25 +63,33 @@ function fetchNextToken(s: YamlState): boolean {
   if (!cache(s, 4)) return false;
   const pos = s.bufPos;
   if (isZ(s, pos)) return fetchStreamEnd(s);
-  if (s.mark.column === 0 && at(s, '%')) return fetchDirective(s);
-  if (s.mark.column === 0 && at(s, '-') && at(s, '-', 1) && at(s, '-', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_START');
-  if (s.mark.column === 0 && at(s, '.') && at(s, '.', 1) && at(s, '.', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_END');
-  if (at(s, '[')) return fetchFlowCollectionStart(s, 'FLOW_SEQUENCE_START');
-  if (at(s, '{')) return fetchFlowCollectionStart(s, 'FLOW_MAPPING_START');
-  if (at(s, ']')) return fetchFlowCollectionEnd(s, 'FLOW_SEQUENCE_END');
-  if (at(s, '}')) return fetchFlowCollectionEnd(s, 'FLOW_MAPPING_END');
-  if (at(s, ',')) return fetchFlowEntry(s);
-  if (at(s, '-') && isBlankZ(s, pos + 1)) return fetchBlockEntry(s);
-  if (at(s, '?') && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchKey(s);
-  if (at(s, ':') && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchValue(s);
-  if (at(s, '*')) return fetchAnchor(s, 'ALIAS');
-  if (at(s, '&')) return fetchAnchor(s, 'ANCHOR');
-  if (at(s, '!')) return fetchTag(s);
-  if (at(s, '|') && s.flowLevel === 0) return fetchBlockScalar(s, true);
-  if (at(s, '>') && s.flowLevel === 0) return fetchBlockScalar(s, false);
-  if (at(s, "'")) return fetchFlowScalar(s, true);
-  if (at(s, '"')) return fetchFlowScalar(s, false);
-  if (isPlainScalarStart(s)) return fetchPlainScalar(s);
+  // the character is read once; the checks keep upstream's order
+  const c = s.at(pos);
+  if (s.mark.column === 0 && c === 0x25) return fetchDirective(s);
+  if (s.mark.column === 0 && c === DASH && at(s, '-', 1) && at(s, '-', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_START');
+  if (s.mark.column === 0 && c === 0x2e && at(s, '.', 1) && at(s, '.', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_END');
+  switch (c) {
+    case 0x5b: return fetchFlowCollectionStart(s, 'FLOW_SEQUENCE_START');
+    case 0x7b: return fetchFlowCollectionStart(s, 'FLOW_MAPPING_START');
+    case 0x5d: return fetchFlowCollectionEnd(s, 'FLOW_SEQUENCE_END');
+    case 0x7d: return fetchFlowCollectionEnd(s, 'FLOW_MAPPING_END');
+    case 0x2c: return fetchFlowEntry(s);
+    default: break;
+  }
+  if (c === DASH && isBlankZ(s, pos + 1)) return fetchBlockEntry(s);
+  if (c === QUESTION && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchKey(s);
+  if (c === COLON && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchValue(s);
+  switch (c) {
+    case 0x2a: return fetchAnchor(s, 'ALIAS');
+    case 0x26: return fetchAnchor(s, 'ANCHOR');
+    case 0x21: return fetchTag(s);
+    case 0x7c: if (s.flowLevel === 0) return fetchBlockScalar(s, true); break;
+    case 0x3e: if (s.flowLevel === 0) return fetchBlockScalar(s, false); break;
+    case 0x27: return fetchFlowScalar(s, true);
+    case 0x22: return fetchFlowScalar(s, false);
+    default: break;
+  }
+  if (isPlainScalarStart(s, c)) return fetchPlainScalar(s);
   return s.setScannerError('while scanning for the next token', s.mark, 'found character that cannot start any token');
 }
 

@@ -42,6 +42,13 @@ export interface SimpleKey {
 
 export type ErrorKind = 'none' | 'reader' | 'scanner' | 'parser';
 
+/** Buffer's own UTF-8 decoder of a range (what toString('utf8', start, end) calls after checking its arguments). */
+declare module 'node:buffer' {
+  interface Buffer {
+    utf8Slice(start: number, end: number): string;
+  }
+}
+
 /** input_raw_buffer_size and input_buffer_size (yamlprivateh.go): the reader decodes the input 512 bytes at a time. */
 export const rawBufferSize = 512;
 export const bufferSize = rawBufferSize * 3;
@@ -135,7 +142,7 @@ export function beginRun(s: YamlState): void {
 /** Closes the open run, appending its characters to the scalar's text. */
 export function endRun(s: YamlState): void {
   if (s.runStart < 0) return;
-  if (s.bufPos > s.runStart) s.text += s.buffer.toString('utf8', s.runStart, s.bufPos);
+  if (s.bufPos > s.runStart) s.text += s.buffer.utf8Slice(s.runStart, s.bufPos);
   s.runStart = -1;
 }
 
