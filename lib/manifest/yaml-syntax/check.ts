@@ -1,7 +1,7 @@
-// Whether go-yaml v2 can read a YAML document, and if not, the error it reports: the port of what
+// Whether go-yaml v2 can read a YAML document, and if so its first document's nodes: the port of what
 // go.yaml.in/yaml/v2 v2.4.3 (via sigs.k8s.io/yaml v1.6.0 YAMLToJSON, as apimachinery's YAML serializer calls it)
-// does before it builds any value: decode.go's parser reads the first document's events, failing on the reader's,
-// the scanner's and the parser's errors and on an alias to an anchor not yet defined, worded by parser.fail().
+// does before it decodes any value: decode.go's parser reads the first document's events into nodes, failing on the
+// reader's, the scanner's and the parser's errors and on an alias to an anchor not yet defined, worded by parser.fail().
 import { EventParser } from './parser.js';
 import type { YamlEvent } from './parser.js';
 import { NodeKind, YamlNode } from './nodes.js';

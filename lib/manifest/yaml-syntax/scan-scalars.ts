@@ -1,6 +1,7 @@
 // go-yaml v2's scalar scanning (go.yaml.in/yaml/v2 v2.4.3 scannerc.go, yaml_parser_scan_block_scalar,
 // yaml_parser_scan_flow_scalar, yaml_parser_scan_plain_scalar): block, quoted and plain scalars with their folding,
-// escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …).
+// escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …). A scalar's
+// characters are copied from the reader's buffer in runs (state.ts beginRun/endRun), not one by one.
 import { advance, asHex, at, bytesText, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
 import { cache } from './reader.js';
 import { appendText, beginRun, copyMark, endRun, takeText } from './state.js';

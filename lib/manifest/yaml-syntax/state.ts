@@ -1,6 +1,6 @@
 // The state go-yaml v2 keeps in one yaml_parser_t (go.yaml.in/yaml/v2 v2.4.3 yamlh.go), shared by the reader, the
-// scanner and the parser of this port. Only what decides whether, where and why go-yaml fails is kept; the byte
-// buffers are laid out as upstream's so that the moment an error surfaces (and so which error wins) is the same.
+// scanner and the parser of this port: what decides whether, where and why go-yaml fails, and the scalar being read.
+// The byte buffers are laid out as upstream's so that the moment an error surfaces (and so which error wins) is the same.
 
 export interface Mark {
   index: number;
