@@ -5,9 +5,12 @@
 export const NodeKind = { Mapping: 1, Sequence: 2, Scalar: 3, Alias: 4 } as const;
 export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
 
+/** A scalar's or an alias's children: none, one array for all of them. */
+const NO_CHILDREN: YamlNode[] = [];
+
 export class YamlNode {
   /** a mapping's keys and values in turn, a sequence's items */
-  readonly children: YamlNode[] = [];
+  readonly children: YamlNode[];
   /** an alias's node */
   alias: YamlNode | undefined = undefined;
 
@@ -21,5 +24,7 @@ export class YamlNode {
     readonly value: string,
     /** a scalar to resolve by its content (plain, untagged or tagged `!`) */
     readonly implicit: boolean,
-  ) {}
+  ) {
+    this.children = kind === NodeKind.Mapping || kind === NodeKind.Sequence ? [] : NO_CHILDREN;
+  }
 }

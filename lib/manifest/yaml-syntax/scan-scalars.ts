@@ -78,6 +78,7 @@ export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefin
     while (!isBreakZ(s, s.bufPos)) {
       beginRun(s);
       advance(s);
+      skipPlainASCII(s, blockStops);
       if (!cache(s, 1)) return undefined;
     }
     endRun(s);
@@ -243,6 +244,7 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
       } else {
         beginRun(s);
         advance(s);
+        skipPlainASCII(s, single ? singleQuotedStops : doubleQuotedStops);
       }
       if (!cache(s, 2)) return undefined;
     }
@@ -256,10 +258,45 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
   return { type: 'SCALAR', start, end: copyMark(s.mark), text: takeText(s), style: single ? 'single' : 'double' };
 }
 
+function isFlowIndicator(c: number): boolean {
+  return c === 0x2c || c === 0x3f || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d;
+}
+
+/** ASCII characters a scalar loop must look at itself: control characters, DEL, blanks unless kept, and `indicators`. */
+function stops(indicators: string, blanks = true): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let c = 0; c <= 0x20; c++) table[c] = 1;
+  if (!blanks) table[0x09] = table[0x20] = 0;
+  table[0x7f] = 1;
+  for (const c of indicators) table[c.charCodeAt(0)] = 1;
+  return table;
+}
+
+const blockStops = stops('', false);
+const plainBlockStops = stops(':');
+const plainFlowStops = stops(':,?[]{}');
+const singleQuotedStops = stops("'");
+const doubleQuotedStops = stops('"\\');
+
+/**
+ * Moves past the printable ASCII characters `stop` does not hold while more than two characters stay decoded (so
+ * that the loop's cache(2) holds): what the scalar loops would do with each, one check instead of their several.
+ */
+function skipPlainASCII(s: YamlState, stop: Uint8Array): void {
+  while (s.unread > 2) {
+    const c = s.buffer[s.bufPos]!;
+    if (c >= 0x80 || stop[c] === 1) return;
+    s.bufPos++;
+    s.mark.index++;
+    s.mark.column++;
+    s.unread--;
+  }
+}
+
 function endsPlainRun(s: YamlState): boolean {
   const c = s.at(s.bufPos);
   return (c === 0x3a && isBlankZ(s, s.bufPos + 1)) ||
-    (s.flowLevel > 0 && (c === 0x2c || c === 0x3f || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d));
+    (s.flowLevel > 0 && isFlowIndicator(c));
 }
 
 export function scanPlainScalar(s: YamlState): Token | undefined {
@@ -283,6 +320,7 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
       }
       beginRun(s);
       advance(s);
+      skipPlainASCII(s, s.flowLevel > 0 ? plainFlowStops : plainBlockStops);
       endIndex = s.mark.index;
       endLine = s.mark.line;
       endColumn = s.mark.column;

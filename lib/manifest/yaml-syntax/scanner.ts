@@ -22,8 +22,10 @@ export function insertToken(s: YamlState, pos: number, token: Token): void {
   else s.tokens.splice(s.tokensHead + pos, 0, token);
 }
 
-function simpleToken(type: TokenType, start: Mark, end: Mark = start): Token {
-  return { type, start: copyMark(start), end: copyMark(end) };
+/** A token at the scanner's mark, or at `mark` (copied: marks in tokens are never changed, so one copy serves both ends). */
+function simpleToken(type: TokenType, mark: Mark): Token {
+  const at = copyMark(mark);
+  return { type, start: at, end: at };
 }
 
 /** yaml_parser_fetch_more_tokens: fetch until the head token can no longer turn out to be a simple key. */
@@ -32,9 +34,9 @@ export function fetchMoreTokens(s: YamlState): boolean {
     if (s.tokensHead !== s.tokens.length) {
       const headTokIdx = s.simpleKeysByTok.get(s.tokensParsed);
       if (headTokIdx === undefined) break;
-      const [valid, ok] = simpleKeyIsValid(s, s.simpleKeys[headTokIdx]!);
-      if (!ok) return false;
-      if (!valid) break;
+      const validity = simpleKeyValidity(s, s.simpleKeys[headTokIdx]!);
+      if (validity === KeyValidity.Error) return false;
+      if (validity === KeyValidity.Invalid) break;
     }
     if (!fetchNextToken(s)) return false;
   }
@@ -93,15 +95,21 @@ function fetchNextToken(s: YamlState): boolean {
   return s.setScannerError('while scanning for the next token', s.mark, 'found character that cannot start any token');
 }
 
-/** yaml_simple_key_is_valid: [valid, ok]; a required key that went stale is an error. */
-function simpleKeyIsValid(s: YamlState, key: SimpleKey): [boolean, boolean] {
-  if (!key.possible) return [false, true];
+/** yaml_simple_key_is_valid (valid, not valid, or an error: a required key that went stale). */
+const KeyValidity = { Invalid: 0, Valid: 1, Error: 2 } as const;
+type KeyValidity = (typeof KeyValidity)[keyof typeof KeyValidity];
+
+function simpleKeyValidity(s: YamlState, key: SimpleKey): KeyValidity {
+  if (!key.possible) return KeyValidity.Invalid;
   if (key.mark.line < s.mark.line || key.mark.index + 1024 < s.mark.index) {
-    if (key.required) return [false, s.setScannerError('while scanning a simple key', key.mark, "could not find expected ':'")];
+    if (key.required) {
+      s.setScannerError('while scanning a simple key', key.mark, "could not find expected ':'");
+      return KeyValidity.Error;
+    }
     key.possible = false;
-    return [false, true];
+    return KeyValidity.Invalid;
   }
-  return [true, true];
+  return KeyValidity.Valid;
 }
 
 function saveSimpleKey(s: YamlState): boolean {
@@ -205,7 +213,7 @@ function fetchDocumentIndicator(s: YamlState, type: TokenType): boolean {
   skip(s);
   skip(s);
   skip(s);
-  insertToken(s, -1, simpleToken(type, start, s.mark));
+  insertToken(s, -1, { type, start, end: copyMark(s.mark) });
   return true;
 }
 
@@ -227,7 +235,7 @@ function fetchFlowCollectionEnd(s: YamlState, type: TokenType): boolean {
 function fetchIndicator(s: YamlState, type: TokenType): boolean {
   const start = copyMark(s.mark);
   skip(s);
-  insertToken(s, -1, simpleToken(type, start, s.mark));
+  insertToken(s, -1, { type, start, end: copyMark(s.mark) });
   return true;
 }
 
@@ -259,9 +267,9 @@ function fetchKey(s: YamlState): boolean {
 
 function fetchValue(s: YamlState): boolean {
   const key = s.simpleKeys[s.simpleKeys.length - 1]!;
-  const [valid, ok] = simpleKeyIsValid(s, key);
-  if (!ok) return false;
-  if (valid) {
+  const validity = simpleKeyValidity(s, key);
+  if (validity === KeyValidity.Error) return false;
+  if (validity === KeyValidity.Valid) {
     insertToken(s, key.tokenNumber - s.tokensParsed, simpleToken('KEY', key.mark));
     if (!rollIndent(s, key.mark.column, key.tokenNumber, 'BLOCK_MAPPING_START', key.mark)) return false;
     key.possible = false;
