@@ -98,7 +98,9 @@ export function jsonDuplicateFields(text: string): string[] {
  * turns the result into JSON-like data as sigs.k8s.io/yaml does.
  */
 function parseYAML(text: string, bytes?: Uint8Array): ParsedDocument {
-  const first = readFirstDocument(bytes ?? Buffer.from(text, 'utf8'));
+  const input = bytes ?? Buffer.from(text, 'utf8');
+  // as many UTF-8 bytes as characters: all ASCII, so the scanner may cut scalars from the string
+  const first = readFirstDocument(input, bytes === undefined && input.length === text.length ? text : undefined);
   if (first.error !== undefined) throw new DocumentSyntaxError(first.error.message);
   const { value, duplicates } = decodeDocument(first.root);
   return { format: 'yaml', value, duplicateErrors: duplicates.length > 0 ? [`yaml: unmarshal errors:\n${duplicates.join('\n')}`] : [] };

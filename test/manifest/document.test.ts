@@ -232,3 +232,17 @@ test('every manifest in the repository reads as the yaml library reads it (YAML 
   }
   assert.ok(n >= 5);
 });
+
+test('scalars longer than the reader\'s 512-byte chunks read whole, from an all-ASCII text and from one that is not', () => {
+  const long = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
+  for (const head of ['# ascii\n', '# é\n']) {
+    for (const [yaml, value] of [
+      [`a: ${long}\nb: x\n`, { a: long, b: 'x' }],
+      [`a: "${long}"\nb: '${long}'\n`, { a: long, b: long }],
+      [`a: |\n  ${long}\n  ${long}\nb: {c: ${long}}\n`, { a: `${long}\n${long}\n`, b: { c: long } }],
+      [`a: ${long}\n  ${long}\n`, { a: `${long} ${long}` }],
+    ] as const) {
+      assert.deepEqual(parseManifestDocument(head + yaml).value, value, `${head}${yaml.slice(0, 20)}`);
+    }
+  }
+});

@@ -52,10 +52,12 @@ export function yamlSyntaxError(input: Uint8Array): YamlSyntaxError | undefined 
  * Reads the first document of `input` as decode.go's parser.parse() does, building its nodes as the events come: the
  * reader's, scanner's and parser's errors, and an alias to an anchor not yet defined, fail here. What upstream checks
  * only while decoding values (merge keys, alias expansion, recursive anchors, keys) is decided by yaml-decode/.
+ * `asciiSource`: the same input as a string, where every byte of it is ASCII (scalars are cut from it).
  */
-export function readFirstDocument(input: Uint8Array): FirstDocument {
+export function readFirstDocument(input: Uint8Array, asciiSource?: string): FirstDocument {
   // newParser: an empty input is read as a single line break
-  const s = new YamlState(input.length === 0 ? Uint8Array.of(0x0a) : input, spare);
+  const empty = input.length === 0;
+  const s = new YamlState(empty ? Uint8Array.of(0x0a) : input, spare, asciiSource === undefined ? undefined : empty ? '\n' : asciiSource);
   spare = undefined;
   const parser = new EventParser(s);
   const next = (): YamlEvent | undefined => {
@@ -64,11 +66,10 @@ export function readFirstDocument(input: Uint8Array): FirstDocument {
     return event;
   };
   try {
-    const empty = { root: undefined };
     const start = next();
-    if (start?.type !== 'STREAM_START') return empty;
+    if (start?.type !== 'STREAM_START') return { root: undefined };
     const documentStart = next();
-    if (documentStart?.type !== 'DOCUMENT_START') return empty;
+    if (documentStart?.type !== 'DOCUMENT_START') return { root: undefined };
     const anchors = new Map<string, YamlNode>();
     // the collections still open, innermost last
     const open: YamlNode[] = [];

@@ -135,9 +135,11 @@ export function updateBuffer(s: YamlState, length: number): boolean {
   if (s.bufPos > 0 && s.bufPos < bufferLen) {
     s.buffer.copyWithin(0, s.bufPos, bufferLen);
     bufferLen -= s.bufPos;
+    s.bufferStart += s.bufPos;
     s.bufPos = 0;
   } else if (s.bufPos === bufferLen) {
     bufferLen = 0;
+    s.bufferStart += s.bufPos;
     s.bufPos = 0;
   }
   if (run) s.runStart = s.bufPos;

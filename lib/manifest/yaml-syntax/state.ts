@@ -105,8 +105,16 @@ export class YamlState {
   runStart = -1;
 
   /** `buffers`: scratch space to reuse (what a previous, finished state used), else new */
-  constructor(input: Uint8Array, buffers?: ScratchBuffers) {
+  /**
+   * The input as a string where every byte of it is ASCII (so a position in the input is one in the string), and the
+   * input position of buffer[0]: a scalar's runs are then cut from the string, which costs less than decoding them.
+   */
+  readonly source: string | undefined;
+  bufferStart = 0;
+
+  constructor(input: Uint8Array, buffers?: ScratchBuffers, asciiSource?: string) {
     this.input = input;
+    this.source = asciiSource;
     this.raw = buffers?.raw ?? new Uint8Array(rawBufferSize);
     this.buffer = buffers?.buffer ?? Buffer.alloc(bufferSize + 16);
   }
@@ -142,7 +150,9 @@ export function beginRun(s: YamlState): void {
 /** Closes the open run, appending its characters to the scalar's text. */
 export function endRun(s: YamlState): void {
   if (s.runStart < 0) return;
-  if (s.bufPos > s.runStart) s.text += s.buffer.utf8Slice(s.runStart, s.bufPos);
+  if (s.bufPos > s.runStart) {
+    s.text += s.source === undefined ? s.buffer.utf8Slice(s.runStart, s.bufPos) : s.source.slice(s.bufferStart + s.runStart, s.bufferStart + s.bufPos);
+  }
   s.runStart = -1;
 }
 
