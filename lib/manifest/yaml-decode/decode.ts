@@ -67,12 +67,7 @@ abstract class Unmarshaler<M, V> {
     if (this.#aliasCount > 100 && this.#decodeCount > 1000 && this.#aliasCount / this.#decodeCount > allowedAliasRatio(this.#decodeCount)) {
       failf('document contains excessive aliasing');
     }
-    switch (n.kind) {
-      case NodeKind.Scalar:
-        return this.scalar(scalarValue(n.tag, n.value, n.implicit));
-      default:
-        break;
-    }
+    if (n.kind === NodeKind.Scalar) return this.scalar(scalarValue(n.tag, n.value, n.implicit));
     if (++this.#depth > maxDocumentDepth) throw new DocumentSyntaxError(`yaml: exceeded max depth of ${maxDocumentDepth}`);
     let value: V;
     if (n.kind === NodeKind.Alias) value = this.#alias(n, into);
