@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifestFilesSync, splitYAMLDocuments } from '../../lib/manifest/files.js';
+import { parseManifestDocument } from '../../lib/manifest/document.js';
 import { loadManifests } from '../../lib/manifest/load.js';
 import { readFirstDocument, yamlSyntaxError } from '../../lib/manifest/yaml-syntax/check.js';
 import { tempDir } from '../helpers/fs.js';
@@ -80,10 +81,13 @@ test('the port alone: the first document as the splitter cuts it fails with upst
 });
 
 test('a document ends where go-yaml ends it: at a directive, a separator or a document end marker inside the text', () => {
-  assert.deepEqual(readFirstDocument(text('a: 1\n%YAML 1.1\nb: 2\n')), { end: 5 });
-  assert.deepEqual(readFirstDocument(text('a: 1\n... \nb: 2\n')), { end: 5 });
-  // a document read to the end of the stream ends at its last character
-  assert.deepEqual(readFirstDocument(text('a: 1\nb: 2\n')), { end: 10 });
+  assert.deepEqual(parseManifestDocument('a: 1\n%YAML 1.1\nb: 2\n').value, { a: 1 });
+  assert.deepEqual(parseManifestDocument('a: 1\n... \nb: 2\n').value, { a: 1 });
+  // what follows the end is never read, not even for its errors
+  assert.deepEqual(parseManifestDocument('a: 1\n...\nb: c: d\n').value, { a: 1 });
+  assert.deepEqual(parseManifestDocument('a: 1\nb: 2\n').value, { a: 1, b: 2 });
+  const commentOnly = readFirstDocument(text('# only a comment\n'));
+  assert.ok(commentOnly.error === undefined && commentOnly.root === undefined);
 });
 
 // the texts below are the oracle's answers too

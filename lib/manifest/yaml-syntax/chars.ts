@@ -77,21 +77,32 @@ export function skipLine(s: YamlState): void {
   }
 }
 
-/**
- * Where scalar content goes: nowhere. Only whether and where go-yaml fails is decided here, and no decision depends on
- * a scalar's content, so it is not collected (the line breaks and blanks that folding looks at still are).
- */
-export const discard: number[] = [];
-
-/** Appends the character at the position to `out` (unless it is `discard`) and moves past it. */
+/** Appends the character at the position to `out` and moves past it. */
 export function read(s: YamlState, out: number[]): void {
   const w = width(s.at(s.bufPos));
   if (w === 0) throw new Error('invalid character sequence');
-  if (out !== discard) for (let k = 0; k < w; k++) out.push(s.at(s.bufPos + k));
+  for (let k = 0; k < w; k++) out.push(s.at(s.bufPos + k));
+  advance(s);
+}
+
+/** Moves past the character at the position (read() without collecting it: a scalar's run copies it later). */
+export function advance(s: YamlState): void {
+  const w = width(s.at(s.bufPos));
+  if (w === 0) throw new Error('invalid character sequence');
   s.bufPos += w;
   s.mark.index++;
   s.mark.column++;
   s.unread--;
+}
+
+/** The text of collected bytes (blanks and line breaks: mostly ASCII). */
+export function bytesText(bytes: readonly number[]): string {
+  let ascii = '';
+  for (const b of bytes) {
+    if (b >= 0x80) return Buffer.from(bytes).toString('utf8');
+    ascii += String.fromCharCode(b);
+  }
+  return ascii;
 }
 
 /** Appends the line break at the position (CR LF, CR, LF and NEL as '\n'; LS and PS as they are) and moves past it. */

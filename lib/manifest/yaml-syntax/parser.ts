@@ -1,6 +1,6 @@
 // go-yaml v2's parser (go.yaml.in/yaml/v2 v2.4.3 parserc.go): the state machine that turns tokens into events, with
-// upstream's errors ("did not find expected key", "did not find expected node content" …) and their marks. Only the
-// events' kinds, anchors and aliases are kept: that is what decides whether and where go-yaml fails.
+// upstream's errors ("did not find expected key", "did not find expected node content" …) and their marks. Events keep
+// what decode.go reads of them: kind, start mark, anchor, and for scalars the resolved tag, value and `implicit`.
 import { fetchMoreTokens } from './scanner.js';
 import { copyMark } from './state.js';
 import type { Mark, Token, TokenType, YamlState } from './state.js';
@@ -13,7 +13,18 @@ export interface YamlEvent {
   readonly type: EventType;
   readonly start: Mark;
   /** the anchor a node defines, or the one an alias names */
-  readonly anchor?: string;
+  readonly anchor: string | undefined;
+  /** a scalar's tag as resolved against the %TAG directives (`tag:yaml.org,2002:int`), '' for none */
+  readonly tag: string;
+  /** a scalar's value */
+  readonly value: string;
+  /** a plain scalar without a tag, or with the non-specific tag `!` (parserc.go plain_implicit): resolved by content */
+  readonly implicit: boolean;
+}
+
+/** An event without a scalar's fields (one shape for every event, which keeps property reads monomorphic). */
+function event(type: EventType, start: Mark, anchor?: string): YamlEvent {
+  return { type, start, anchor, tag: '', value: '', implicit: false };
 }
 
 type State =
@@ -110,7 +121,7 @@ export class EventParser {
     if (token.type !== 'STREAM_START') return this.#error('did not find expected <stream-start>', token.start);
     this.#state = 'IMPLICIT_DOCUMENT_START';
     this.#skip();
-    return { type: 'STREAM_START', start: token.start };
+    return event('STREAM_START', token.start);
   }
 
   #documentStart(implicit: boolean): YamlEvent | false {
@@ -127,7 +138,7 @@ export class EventParser {
       if (!this.#processDirectives()) return false;
       this.#states.push('DOCUMENT_END');
       this.#state = 'BLOCK_NODE';
-      return { type: 'DOCUMENT_START', start: token.start };
+      return event('DOCUMENT_START', token.start);
     }
     if (token.type !== 'STREAM_END') {
       const start = token.start;
@@ -138,11 +149,11 @@ export class EventParser {
       this.#states.push('DOCUMENT_END');
       this.#state = 'DOCUMENT_CONTENT';
       this.#skip();
-      return { type: 'DOCUMENT_START', start };
+      return event('DOCUMENT_START', start);
     }
     this.#state = 'END';
     this.#skip();
-    return { type: 'STREAM_END', start: token.start };
+    return event('STREAM_END', token.start);
   }
 
   #documentContent(): YamlEvent | false {
@@ -161,7 +172,7 @@ export class EventParser {
     if (token.type === 'DOCUMENT_END') this.#skip();
     this.#tagDirectives = [];
     this.#state = 'DOCUMENT_START';
-    return { type: 'DOCUMENT_END', start: token.start };
+    return event('DOCUMENT_END', token.start);
   }
 
   #node(block: boolean, indentlessSequence: boolean): YamlEvent | false {
@@ -170,7 +181,7 @@ export class EventParser {
     if (token.type === 'ALIAS') {
       this.#state = this.#pop();
       this.#skip();
-      return { type: 'ALIAS', start: token.start, anchor: bytesText(token.value) };
+      return event('ALIAS', token.start, bytesText(token.value));
     }
     let start = token.start;
     let anchor: string | undefined;
@@ -220,14 +231,16 @@ export class EventParser {
     }
     if (indentlessSequence && token.type === 'BLOCK_ENTRY') {
       this.#state = 'INDENTLESS_SEQUENCE_ENTRY';
-      return { type: 'SEQUENCE_START', start, ...(anchor === undefined ? {} : { anchor }) };
+      return event('SEQUENCE_START', start, anchor);
     }
-    const withAnchor = (type: EventType): YamlEvent => ({ type, start, ...(anchor === undefined ? {} : { anchor }) });
+    const withAnchor = (type: EventType): YamlEvent => event(type, start, anchor);
     switch (token.type) {
-      case 'SCALAR':
+      case 'SCALAR': {
         this.#state = this.#pop();
         this.#skip();
-        return withAnchor('SCALAR');
+        const implicit = (tag.length === 0 && token.style === 'plain') || tag === '!';
+        return { type: 'SCALAR', start, anchor, tag, value: token.text ?? '', implicit };
+      }
       case 'FLOW_SEQUENCE_START':
         this.#state = 'FLOW_SEQUENCE_FIRST_ENTRY';
         return withAnchor('SEQUENCE_START');
@@ -248,7 +261,7 @@ export class EventParser {
     if (anchor !== undefined || tag.length > 0) {
       // an anchored or tagged empty node is an empty plain scalar
       this.#state = this.#pop();
-      return withAnchor('SCALAR');
+      return { type: 'SCALAR', start, anchor, tag, value: '', implicit: tag.length === 0 };
     }
     return this.#error('did not find expected node content', token.start, block ? 'while parsing a block node' : 'while parsing a flow node', start);
   }
@@ -285,7 +298,7 @@ export class EventParser {
       this.#state = this.#pop();
       this.#marks.pop();
       this.#skip();
-      return { type: 'SEQUENCE_END', start: token.start };
+      return event('SEQUENCE_END', token.start);
     }
     const contextMark = this.#marks.pop()!;
     return this.#error("did not find expected '-' indicator", token.start, 'while parsing a block collection', contextMark);
@@ -296,7 +309,7 @@ export class EventParser {
     if (token === undefined) return false;
     if (token.type === 'BLOCK_ENTRY') return this.#entryNode(token, ['BLOCK_ENTRY', 'KEY', 'VALUE', 'BLOCK_END'], 'INDENTLESS_SEQUENCE_ENTRY', false);
     this.#state = this.#pop();
-    return { type: 'SEQUENCE_END', start: token.start };
+    return event('SEQUENCE_END', token.start);
   }
 
   #blockMappingKey(first: boolean): YamlEvent | false {
@@ -308,7 +321,7 @@ export class EventParser {
       this.#state = this.#pop();
       this.#marks.pop();
       this.#skip();
-      return { type: 'MAPPING_END', start: token.start };
+      return event('MAPPING_END', token.start);
     }
     const contextMark = this.#marks.pop()!;
     return this.#error('did not find expected key', token.start, 'while parsing a block mapping', contextMark);
@@ -339,7 +352,7 @@ export class EventParser {
       if (token.type === 'KEY') {
         this.#state = 'FLOW_SEQUENCE_ENTRY_MAPPING_KEY';
         this.#skip();
-        return { type: 'MAPPING_START', start: token.start };
+        return event('MAPPING_START', token.start);
       }
       if (token.type !== 'FLOW_SEQUENCE_END') {
         this.#states.push('FLOW_SEQUENCE_ENTRY');
@@ -349,7 +362,7 @@ export class EventParser {
     this.#state = this.#pop();
     this.#marks.pop();
     this.#skip();
-    return { type: 'SEQUENCE_END', start: token.start };
+    return event('SEQUENCE_END', token.start);
   }
 
   #flowSequenceEntryMappingKey(): YamlEvent | false {
@@ -386,7 +399,7 @@ export class EventParser {
     const token = this.#peek();
     if (token === undefined) return false;
     this.#state = 'FLOW_SEQUENCE_ENTRY';
-    return { type: 'MAPPING_END', start: token.start };
+    return event('MAPPING_END', token.start);
   }
 
   #flowMappingKey(first: boolean): YamlEvent | false {
@@ -422,7 +435,7 @@ export class EventParser {
     this.#state = this.#pop();
     this.#marks.pop();
     this.#skip();
-    return { type: 'MAPPING_END', start: token.start };
+    return event('MAPPING_END', token.start);
   }
 
   #flowMappingValue(empty: boolean): YamlEvent | false {
@@ -482,6 +495,7 @@ const defaultTagDirectives: readonly TagDirective[] = [
   { handle: '!!', prefix: 'tag:yaml.org,2002:' },
 ];
 
+/** yaml_parser_process_empty_scalar: an implicit, empty plain scalar. */
 function emptyScalar(mark: Mark): YamlEvent {
-  return { type: 'SCALAR', start: mark };
+  return { type: 'SCALAR', start: mark, anchor: undefined, tag: '', value: '', implicit: true };
 }

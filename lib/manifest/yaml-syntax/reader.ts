@@ -1,7 +1,7 @@
 // go-yaml v2's reader (go.yaml.in/yaml/v2 v2.4.3 readerc.go): the input decoded into a UTF-8 buffer one raw chunk at a
 // time, with upstream's checks (encoding, UTF-8 sequences, characters YAML does not allow). A reader error carries no
 // mark, so upstream reports it without a line; it surfaces when the scanner first needs the chunk that holds it.
-import { rawBufferSize } from './state.js';
+import { endRun, rawBufferSize } from './state.js';
 import type { YamlState } from './state.js';
 
 function readerError(s: YamlState, problem: string): false {
@@ -129,14 +129,20 @@ export function updateBuffer(s: YamlState, length: number): boolean {
   if (s.unread >= length) return true;
   if (s.encoding === 'any' && !determineEncoding(s)) return false;
   let bufferLen = s.bufLen;
+  // a scalar's open run is copied out before the buffer moves under it, and goes on from the new position
+  const run = s.runStart >= 0;
+  if (run) endRun(s);
   if (s.bufPos > 0 && s.bufPos < bufferLen) {
     s.buffer.copyWithin(0, s.bufPos, bufferLen);
     bufferLen -= s.bufPos;
+    s.bufferStart += s.bufPos;
     s.bufPos = 0;
   } else if (s.bufPos === bufferLen) {
     bufferLen = 0;
+    s.bufferStart += s.bufPos;
     s.bufPos = 0;
   }
+  if (run) s.runStart = s.bufPos;
   let first = true;
   while (s.unread < length) {
     if (!first || s.rawPos === s.rawLen) {
@@ -147,6 +153,15 @@ export function updateBuffer(s: YamlState, length: number): boolean {
     }
     first = false;
     while (s.rawPos !== s.rawLen) {
+      // printable ASCII, tab and line breaks: one byte as it is (the common case, without decoding)
+      const octet = s.raw[s.rawPos]!;
+      if (s.encoding === 'utf8' && ((octet >= 0x20 && octet <= 0x7e) || octet === 0x0a || octet === 0x0d || octet === 0x09)) {
+        s.rawPos++;
+        s.offset++;
+        s.buffer[bufferLen++] = octet;
+        s.unread++;
+        continue;
+      }
       const rawUnread = s.rawLen - s.rawPos;
       const decoded = s.encoding === 'utf8' ? decodeUTF8(s, rawUnread) : decodeUTF16(s, rawUnread);
       if (decoded === false) return false;

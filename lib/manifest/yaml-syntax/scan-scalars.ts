@@ -1,9 +1,10 @@
 // go-yaml v2's scalar scanning (go.yaml.in/yaml/v2 v2.4.3 scannerc.go, yaml_parser_scan_block_scalar,
 // yaml_parser_scan_flow_scalar, yaml_parser_scan_plain_scalar): block, quoted and plain scalars with their folding,
-// escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …).
-import { asHex, at, discard, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
+// escapes and indentation rules, and upstream's errors (tabs, unknown escapes, unexpected end of stream …). A scalar's
+// characters are copied from the reader's buffer in runs (state.ts beginRun/endRun), not one by one.
+import { advance, asHex, at, bytesText, isBlank, isBlankZ, isBreak, isBreakZ, isDigit, isHex, isSpace, isTab, isZ, read, readLine, skip, skipLine } from './chars.js';
 import { cache } from './reader.js';
-import { copyMark } from './state.js';
+import { appendText, beginRun, copyMark, endRun, takeText } from './state.js';
 import type { Mark, Token, YamlState } from './state.js';
 
 function fail(s: YamlState, context: string, start: Mark, problem: string): undefined {
@@ -11,14 +12,6 @@ function fail(s: YamlState, context: string, start: Mark, problem: string): unde
   return undefined;
 }
 
-const space = [0x20];
-const quote = [0x27];
-
-/** out += src, without spreading (a long scalar would overflow the argument limit). */
-function append(out: number[], src: readonly number[]): void {
-  if (out === discard) return;
-  for (const b of src) out.push(b);
-}
 
 const blockContext = 'while scanning a block scalar';
 
@@ -65,7 +58,7 @@ export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefin
   }
   const block = { indent: 0, end: copyMark(s.mark) };
   if (increment > 0) block.indent = s.indent >= 0 ? s.indent + increment : increment;
-  const value = discard;
+  s.text = '';
   let leadingBreak: number[] = [];
   let trailingBreaks: number[] = [];
   if (!scanBlockScalarBreaks(s, block, trailingBreaks, start)) return undefined;
@@ -74,25 +67,28 @@ export function scanBlockScalar(s: YamlState, literal: boolean): Token | undefin
   while (s.mark.column === block.indent && !isZ(s, s.bufPos)) {
     const trailingBlank = isBlank(s, s.bufPos);
     if (!literal && !leadingBlank && !trailingBlank && leadingBreak.length > 0 && leadingBreak[0] === 0x0a) {
-      if (trailingBreaks.length === 0) append(value, space);
+      if (trailingBreaks.length === 0) appendText(s, ' ');
     } else {
-      append(value, leadingBreak);
+      appendText(s, bytesText(leadingBreak));
     }
     leadingBreak = [];
-    append(value, trailingBreaks);
+    appendText(s, bytesText(trailingBreaks));
     trailingBreaks = [];
     leadingBlank = isBlank(s, s.bufPos);
     while (!isBreakZ(s, s.bufPos)) {
-      read(s, value);
+      beginRun(s);
+      advance(s);
+      skipPlainASCII(s, blockStops);
       if (!cache(s, 1)) return undefined;
     }
+    endRun(s);
     if (!cache(s, 2)) return undefined;
     readLine(s, leadingBreak);
     if (!scanBlockScalarBreaks(s, block, trailingBreaks, start)) return undefined;
   }
-  if (chomping !== -1) append(value, leadingBreak);
-  if (chomping === 1) append(value, trailingBreaks);
-  return { type: 'SCALAR', start, end: block.end, value, style: literal ? 'literal' : 'folded' };
+  if (chomping !== -1) appendText(s, bytesText(leadingBreak));
+  if (chomping === 1) appendText(s, bytesText(trailingBreaks));
+  return { type: 'SCALAR', start, end: block.end, text: takeText(s), style: literal ? 'literal' : 'folded' };
 }
 
 /** Indentation and empty lines before (and between) a block scalar's lines; finds the indent when none is given. */
@@ -120,12 +116,12 @@ function scanBlockScalarBreaks(s: YamlState, block: { indent: number; end: Mark 
   return true;
 }
 
-const simpleEscapes: ReadonlyMap<number, readonly number[]> = new Map(
+const simpleEscapes: ReadonlyMap<number, string> = new Map(
   ([
-    ['0', [0]], ['a', [7]], ['b', [8]], ['t', [9]], ['\t', [9]], ['n', [10]], ['v', [11]], ['f', [12]], ['r', [13]],
-    ['e', [0x1b]], [' ', [0x20]], ['"', [0x22]], ["'", [0x27]], ['\\', [0x5c]], ['N', [0xc2, 0x85]], ['_', [0xc2, 0xa0]],
-    ['L', [0xe2, 0x80, 0xa8]], ['P', [0xe2, 0x80, 0xa9]],
-  ] as const).map(([c, bytes]) => [c.charCodeAt(0), bytes]),
+    ['0', '\0'], ['a', '\x07'], ['b', '\b'], ['t', '\t'], ['\t', '\t'], ['n', '\n'], ['v', '\v'], ['f', '\f'], ['r', '\r'],
+    ['e', '\x1b'], [' ', ' '], ['"', '"'], ["'", "'"], ['\\', '\\'], ['N', '\u0085'], ['_', '\u00a0'], ['L', '\u2028'],
+    ['P', '\u2029'],
+  ] as const).map(([c, text]) => [c.charCodeAt(0), text]),
 );
 
 const codeLengths: ReadonlyMap<number, number> = new Map([[0x78, 2], [0x75, 4], [0x55, 8]]);
@@ -136,22 +132,17 @@ function isDocumentIndicator(s: YamlState): boolean {
     isBlankZ(s, s.bufPos + 3);
 }
 
-function utf8(value: number): number[] {
-  if (value <= 0x7f) return [value];
-  if (value <= 0x7ff) return [0xc0 + (value >> 6), 0x80 + (value & 0x3f)];
-  if (value <= 0xffff) return [0xe0 + (value >> 12), 0x80 + ((value >> 6) & 0x3f), 0x80 + (value & 0x3f)];
-  return [0xf0 + (value >> 18), 0x80 + ((value >> 12) & 0x3f), 0x80 + ((value >> 6) & 0x3f), 0x80 + (value & 0x3f)];
-}
-
 const quotedContext = 'while parsing a quoted scalar';
 
 /** One `\` escape of a double-quoted scalar; false on error. */
-function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
+function scanEscape(s: YamlState, start: Mark): boolean {
+  // the escape's own characters are not content
+  endRun(s);
   const c = s.at(s.bufPos + 1);
   const simple = simpleEscapes.get(c);
   const codeLength = codeLengths.get(c) ?? 0;
   if (simple === undefined && codeLength === 0) return s.setScannerError(quotedContext, start, 'found unknown escape character');
-  if (simple !== undefined) append(value, simple);
+  if (simple !== undefined) appendText(s, simple);
   skip(s);
   skip(s);
   if (codeLength === 0) return true;
@@ -162,7 +153,7 @@ function scanEscape(s: YamlState, start: Mark, value: number[]): boolean {
     code = code * 16 + asHex(s, s.bufPos + k);
   }
   if ((code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return s.setScannerError(quotedContext, start, 'found invalid Unicode character escape code');
-  append(value, utf8(code));
+  appendText(s, String.fromCodePoint(code));
   for (let k = 0; k < codeLength; k++) skip(s);
   return true;
 }
@@ -205,18 +196,17 @@ function scanBlanks(s: YamlState, f: Folding, start: Mark, tabIndent?: number): 
 }
 
 /** Joins what scanBlanks collected into the value: a single line break folds to a space, more keep all but one. */
-function fold(f: Folding, value: number[]): void {
+function fold(s: YamlState, f: Folding): void {
   if (f.leadingBlanks) {
     if (f.leadingBreak.length > 0 && f.leadingBreak[0] === 0x0a) {
-      append(value, f.trailingBreaks.length === 0 ? space : f.trailingBreaks);
+      appendText(s, f.trailingBreaks.length === 0 ? ' ' : bytesText(f.trailingBreaks));
     } else {
-      append(value, f.leadingBreak);
-      append(value, f.trailingBreaks);
+      appendText(s, bytesText(f.leadingBreak) + bytesText(f.trailingBreaks));
     }
     f.trailingBreaks = [];
     f.leadingBreak = [];
   } else {
-    append(value, f.whitespaces);
+    appendText(s, bytesText(f.whitespaces));
     f.whitespaces = [];
   }
 }
@@ -224,7 +214,7 @@ function fold(f: Folding, value: number[]): void {
 export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined {
   const start = copyMark(s.mark);
   skip(s);
-  const value = discard;
+  s.text = '';
   const f = newFolding();
   const context = 'while scanning a quoted scalar';
   for (;;) {
@@ -233,43 +223,84 @@ export function scanFlowScalar(s: YamlState, single: boolean): Token | undefined
     if (isZ(s, s.bufPos)) return fail(s, context, start, 'found unexpected end of stream');
     f.leadingBlanks = false;
     while (!isBlankZ(s, s.bufPos)) {
-      if (single && at(s, "'") && at(s, "'", 1)) {
-        append(value, quote);
+      const c = s.at(s.bufPos);
+      if (single && c === 0x27 && at(s, "'", 1)) {
+        appendText(s, "'");
         skip(s);
         skip(s);
-      } else if (single && at(s, "'")) {
+      } else if (single && c === 0x27) {
         break;
-      } else if (!single && at(s, '"')) {
+      } else if (!single && c === 0x22) {
         break;
-      } else if (!single && at(s, '\\') && isBreak(s, s.bufPos + 1)) {
+      } else if (!single && c === 0x5c && isBreak(s, s.bufPos + 1)) {
+        endRun(s);
         if (!cache(s, 3)) return undefined;
         skip(s);
         skipLine(s);
         f.leadingBlanks = true;
         break;
-      } else if (!single && at(s, '\\')) {
-        if (!scanEscape(s, start, value)) return undefined;
+      } else if (!single && c === 0x5c) {
+        if (!scanEscape(s, start)) return undefined;
       } else {
-        read(s, value);
+        beginRun(s);
+        advance(s);
+        skipPlainASCII(s, single ? singleQuotedStops : doubleQuotedStops);
       }
       if (!cache(s, 2)) return undefined;
     }
+    endRun(s);
     if (!cache(s, 1)) return undefined;
     if (at(s, single ? "'" : '"')) break;
     if (!scanBlanks(s, f, start)) return undefined;
-    fold(f, value);
+    fold(s, f);
   }
   skip(s);
-  return { type: 'SCALAR', start, end: copyMark(s.mark), value, style: single ? 'single' : 'double' };
+  return { type: 'SCALAR', start, end: copyMark(s.mark), text: takeText(s), style: single ? 'single' : 'double' };
+}
+
+function isFlowIndicator(c: number): boolean {
+  return c === 0x2c || c === 0x3f || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d;
+}
+
+/** ASCII characters a scalar loop must look at itself: control characters, DEL, blanks unless kept, and `indicators`. */
+function stops(indicators: string, blanks = true): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let c = 0; c <= 0x20; c++) table[c] = 1;
+  if (!blanks) table[0x09] = table[0x20] = 0;
+  table[0x7f] = 1;
+  for (const c of indicators) table[c.charCodeAt(0)] = 1;
+  return table;
+}
+
+const blockStops = stops('', false);
+const plainBlockStops = stops(':');
+const plainFlowStops = stops(':,?[]{}');
+const singleQuotedStops = stops("'");
+const doubleQuotedStops = stops('"\\');
+
+/**
+ * Moves past the printable ASCII characters `stop` does not hold while more than two characters stay decoded (so
+ * that the loop's cache(2) holds): what the scalar loops would do with each, one check instead of their several.
+ */
+function skipPlainASCII(s: YamlState, stop: Uint8Array): void {
+  while (s.unread > 2) {
+    const c = s.buffer[s.bufPos]!;
+    if (c >= 0x80 || stop[c] === 1) return;
+    s.bufPos++;
+    s.mark.index++;
+    s.mark.column++;
+    s.unread--;
+  }
 }
 
 function endsPlainRun(s: YamlState): boolean {
-  return (at(s, ':') && isBlankZ(s, s.bufPos + 1)) ||
-    (s.flowLevel > 0 && (at(s, ',') || at(s, '?') || at(s, '[') || at(s, ']') || at(s, '{') || at(s, '}')));
+  const c = s.at(s.bufPos);
+  return (c === 0x3a && isBlankZ(s, s.bufPos + 1)) ||
+    (s.flowLevel > 0 && isFlowIndicator(c));
 }
 
 export function scanPlainScalar(s: YamlState): Token | undefined {
-  const value = discard;
+  s.text = '';
   const f = newFolding();
   const indent = s.indent + 1;
   const start = copyMark(s.mark);
@@ -284,20 +315,23 @@ export function scanPlainScalar(s: YamlState): Token | undefined {
     while (!isBlankZ(s, s.bufPos)) {
       if (endsPlainRun(s)) break;
       if (f.leadingBlanks || f.whitespaces.length > 0) {
-        fold(f, value);
+        fold(s, f);
         f.leadingBlanks = false;
       }
-      read(s, value);
+      beginRun(s);
+      advance(s);
+      skipPlainASCII(s, s.flowLevel > 0 ? plainFlowStops : plainBlockStops);
       endIndex = s.mark.index;
       endLine = s.mark.line;
       endColumn = s.mark.column;
       if (!cache(s, 2)) return undefined;
     }
+    endRun(s);
     if (!(isBlank(s, s.bufPos) || isBreak(s, s.bufPos))) break;
     if (!cache(s, 1)) return undefined;
     if (!scanBlanks(s, f, start, indent)) return undefined;
     if (s.flowLevel === 0 && s.mark.column < indent) break;
   }
   if (f.leadingBlanks) s.simpleKeyAllowed = true;
-  return { type: 'SCALAR', start, end: { index: endIndex, line: endLine, column: endColumn }, value, style: 'plain' };
+  return { type: 'SCALAR', start, end: { index: endIndex, line: endLine, column: endColumn }, text: takeText(s), style: 'plain' };
 }

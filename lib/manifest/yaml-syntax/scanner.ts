@@ -22,8 +22,10 @@ export function insertToken(s: YamlState, pos: number, token: Token): void {
   else s.tokens.splice(s.tokensHead + pos, 0, token);
 }
 
-function simpleToken(type: TokenType, start: Mark, end: Mark = start): Token {
-  return { type, start: copyMark(start), end: copyMark(end) };
+/** A token at the scanner's mark, or at `mark` (copied: marks in tokens are never changed, so one copy serves both ends). */
+function simpleToken(type: TokenType, mark: Mark): Token {
+  const at = copyMark(mark);
+  return { type, start: at, end: at };
 }
 
 /** yaml_parser_fetch_more_tokens: fetch until the head token can no longer turn out to be a simple key. */
@@ -32,9 +34,9 @@ export function fetchMoreTokens(s: YamlState): boolean {
     if (s.tokensHead !== s.tokens.length) {
       const headTokIdx = s.simpleKeysByTok.get(s.tokensParsed);
       if (headTokIdx === undefined) break;
-      const [valid, ok] = simpleKeyIsValid(s, s.simpleKeys[headTokIdx]!);
-      if (!ok) return false;
-      if (!valid) break;
+      const validity = simpleKeyValidity(s, s.simpleKeys[headTokIdx]!);
+      if (validity === KeyValidity.Error) return false;
+      if (validity === KeyValidity.Invalid) break;
     }
     if (!fetchNextToken(s)) return false;
   }
@@ -42,12 +44,17 @@ export function fetchMoreTokens(s: YamlState): boolean {
   return true;
 }
 
-function isPlainScalarStart(s: YamlState): boolean {
-  const b = String.fromCharCode(s.at(s.bufPos));
-  const indicators = '-?:,[]{}#&*!|>\'"%@`';
-  return !(isBlankZ(s, s.bufPos) || (b.length === 1 && s.at(s.bufPos) < 0x80 && indicators.includes(b))) ||
-    (at(s, '-') && !isBlank(s, s.bufPos + 1)) ||
-    (s.flowLevel === 0 && (at(s, '?') || at(s, ':')) && !isBlankZ(s, s.bufPos + 1));
+/** The indicators that cannot start a plain scalar (unless `-`, `?` or `:` is followed by a non-blank). */
+const indicators = new Set([...'-?:,[]{}#&*!|>\'"%@`'].map((c) => c.charCodeAt(0)));
+
+const DASH = 0x2d;
+const QUESTION = 0x3f;
+const COLON = 0x3a;
+
+function isPlainScalarStart(s: YamlState, c: number): boolean {
+  return !(isBlankZ(s, s.bufPos) || indicators.has(c)) ||
+    (c === DASH && !isBlank(s, s.bufPos + 1)) ||
+    (s.flowLevel === 0 && (c === QUESTION || c === COLON) && !isBlankZ(s, s.bufPos + 1));
 }
 
 function fetchNextToken(s: YamlState): boolean {
@@ -58,37 +65,51 @@ function fetchNextToken(s: YamlState): boolean {
   if (!cache(s, 4)) return false;
   const pos = s.bufPos;
   if (isZ(s, pos)) return fetchStreamEnd(s);
-  if (s.mark.column === 0 && at(s, '%')) return fetchDirective(s);
-  if (s.mark.column === 0 && at(s, '-') && at(s, '-', 1) && at(s, '-', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_START');
-  if (s.mark.column === 0 && at(s, '.') && at(s, '.', 1) && at(s, '.', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_END');
-  if (at(s, '[')) return fetchFlowCollectionStart(s, 'FLOW_SEQUENCE_START');
-  if (at(s, '{')) return fetchFlowCollectionStart(s, 'FLOW_MAPPING_START');
-  if (at(s, ']')) return fetchFlowCollectionEnd(s, 'FLOW_SEQUENCE_END');
-  if (at(s, '}')) return fetchFlowCollectionEnd(s, 'FLOW_MAPPING_END');
-  if (at(s, ',')) return fetchFlowEntry(s);
-  if (at(s, '-') && isBlankZ(s, pos + 1)) return fetchBlockEntry(s);
-  if (at(s, '?') && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchKey(s);
-  if (at(s, ':') && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchValue(s);
-  if (at(s, '*')) return fetchAnchor(s, 'ALIAS');
-  if (at(s, '&')) return fetchAnchor(s, 'ANCHOR');
-  if (at(s, '!')) return fetchTag(s);
-  if (at(s, '|') && s.flowLevel === 0) return fetchBlockScalar(s, true);
-  if (at(s, '>') && s.flowLevel === 0) return fetchBlockScalar(s, false);
-  if (at(s, "'")) return fetchFlowScalar(s, true);
-  if (at(s, '"')) return fetchFlowScalar(s, false);
-  if (isPlainScalarStart(s)) return fetchPlainScalar(s);
+  // the character is read once; the checks keep upstream's order
+  const c = s.at(pos);
+  if (s.mark.column === 0 && c === 0x25) return fetchDirective(s);
+  if (s.mark.column === 0 && c === DASH && at(s, '-', 1) && at(s, '-', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_START');
+  if (s.mark.column === 0 && c === 0x2e && at(s, '.', 1) && at(s, '.', 2) && isBlankZ(s, pos + 3)) return fetchDocumentIndicator(s, 'DOCUMENT_END');
+  switch (c) {
+    case 0x5b: return fetchFlowCollectionStart(s, 'FLOW_SEQUENCE_START');
+    case 0x7b: return fetchFlowCollectionStart(s, 'FLOW_MAPPING_START');
+    case 0x5d: return fetchFlowCollectionEnd(s, 'FLOW_SEQUENCE_END');
+    case 0x7d: return fetchFlowCollectionEnd(s, 'FLOW_MAPPING_END');
+    case 0x2c: return fetchFlowEntry(s);
+    default: break;
+  }
+  if (c === DASH && isBlankZ(s, pos + 1)) return fetchBlockEntry(s);
+  if (c === QUESTION && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchKey(s);
+  if (c === COLON && (s.flowLevel > 0 || isBlankZ(s, pos + 1))) return fetchValue(s);
+  switch (c) {
+    case 0x2a: return fetchAnchor(s, 'ALIAS');
+    case 0x26: return fetchAnchor(s, 'ANCHOR');
+    case 0x21: return fetchTag(s);
+    case 0x7c: if (s.flowLevel === 0) return fetchBlockScalar(s, true); break;
+    case 0x3e: if (s.flowLevel === 0) return fetchBlockScalar(s, false); break;
+    case 0x27: return fetchFlowScalar(s, true);
+    case 0x22: return fetchFlowScalar(s, false);
+    default: break;
+  }
+  if (isPlainScalarStart(s, c)) return fetchPlainScalar(s);
   return s.setScannerError('while scanning for the next token', s.mark, 'found character that cannot start any token');
 }
 
-/** yaml_simple_key_is_valid: [valid, ok]; a required key that went stale is an error. */
-function simpleKeyIsValid(s: YamlState, key: SimpleKey): [boolean, boolean] {
-  if (!key.possible) return [false, true];
+/** yaml_simple_key_is_valid (valid, not valid, or an error: a required key that went stale). */
+const KeyValidity = { Invalid: 0, Valid: 1, Error: 2 } as const;
+type KeyValidity = (typeof KeyValidity)[keyof typeof KeyValidity];
+
+function simpleKeyValidity(s: YamlState, key: SimpleKey): KeyValidity {
+  if (!key.possible) return KeyValidity.Invalid;
   if (key.mark.line < s.mark.line || key.mark.index + 1024 < s.mark.index) {
-    if (key.required) return [false, s.setScannerError('while scanning a simple key', key.mark, "could not find expected ':'")];
+    if (key.required) {
+      s.setScannerError('while scanning a simple key', key.mark, "could not find expected ':'");
+      return KeyValidity.Error;
+    }
     key.possible = false;
-    return [false, true];
+    return KeyValidity.Invalid;
   }
-  return [true, true];
+  return KeyValidity.Valid;
 }
 
 function saveSimpleKey(s: YamlState): boolean {
@@ -192,7 +213,7 @@ function fetchDocumentIndicator(s: YamlState, type: TokenType): boolean {
   skip(s);
   skip(s);
   skip(s);
-  insertToken(s, -1, simpleToken(type, start, s.mark));
+  insertToken(s, -1, { type, start, end: copyMark(s.mark) });
   return true;
 }
 
@@ -214,7 +235,7 @@ function fetchFlowCollectionEnd(s: YamlState, type: TokenType): boolean {
 function fetchIndicator(s: YamlState, type: TokenType): boolean {
   const start = copyMark(s.mark);
   skip(s);
-  insertToken(s, -1, simpleToken(type, start, s.mark));
+  insertToken(s, -1, { type, start, end: copyMark(s.mark) });
   return true;
 }
 
@@ -246,9 +267,9 @@ function fetchKey(s: YamlState): boolean {
 
 function fetchValue(s: YamlState): boolean {
   const key = s.simpleKeys[s.simpleKeys.length - 1]!;
-  const [valid, ok] = simpleKeyIsValid(s, key);
-  if (!ok) return false;
-  if (valid) {
+  const validity = simpleKeyValidity(s, key);
+  if (validity === KeyValidity.Error) return false;
+  if (validity === KeyValidity.Valid) {
     insertToken(s, key.tokenNumber - s.tokensParsed, simpleToken('KEY', key.mark));
     if (!rollIndent(s, key.mark.column, key.tokenNumber, 'BLOCK_MAPPING_START', key.mark)) return false;
     key.possible = false;

@@ -1,6 +1,6 @@
 // The state go-yaml v2 keeps in one yaml_parser_t (go.yaml.in/yaml/v2 v2.4.3 yamlh.go), shared by the reader, the
-// scanner and the parser of this port. Only what decides whether, where and why go-yaml fails is kept; the byte
-// buffers are laid out as upstream's so that the moment an error surfaces (and so which error wins) is the same.
+// scanner and the parser of this port: what decides whether, where and why go-yaml fails, and the scalar being read.
+// The byte buffers are laid out as upstream's so that the moment an error surfaces (and so which error wins) is the same.
 
 export interface Mark {
   index: number;
@@ -20,8 +20,10 @@ export interface Token {
   readonly type: TokenType;
   readonly start: Mark;
   readonly end: Mark;
-  /** anchor or alias name, tag handle, %TAG handle, scalar bytes */
+  /** anchor or alias name, tag handle, %TAG handle */
   readonly value?: readonly number[];
+  /** a scalar's value */
+  readonly text?: string;
   /** tag suffix */
   readonly suffix?: readonly number[];
   /** %TAG prefix */
@@ -40,6 +42,13 @@ export interface SimpleKey {
 
 export type ErrorKind = 'none' | 'reader' | 'scanner' | 'parser';
 
+/** Buffer's own UTF-8 decoder of a range (what toString('utf8', start, end) calls after checking its arguments). */
+declare module 'node:buffer' {
+  interface Buffer {
+    utf8Slice(start: number, end: number): string;
+  }
+}
+
 /** input_raw_buffer_size and input_buffer_size (yamlprivateh.go): the reader decodes the input 512 bytes at a time. */
 export const rawBufferSize = 512;
 export const bufferSize = rawBufferSize * 3;
@@ -47,7 +56,7 @@ export const bufferSize = rawBufferSize * 3;
 /** The reader's two buffers; every position read is written first, so they can be reused from state to state. */
 export interface ScratchBuffers {
   readonly raw: Uint8Array;
-  readonly buffer: Uint8Array;
+  readonly buffer: Buffer;
 }
 
 export type Encoding = 'any' | 'utf8' | 'utf16le' | 'utf16be';
@@ -62,7 +71,7 @@ export class YamlState {
   eof = false;
   encoding: Encoding = 'any';
   /** decoded UTF-8; a little slack past input_buffer_size for the look-ahead padding */
-  readonly buffer: Uint8Array;
+  readonly buffer: Buffer;
   bufLen = 0;
   bufPos = 0;
   unread = 0;
@@ -90,11 +99,24 @@ export class YamlState {
   simpleKeys: SimpleKey[] = [];
   simpleKeysByTok = new Map<number, number>();
 
+  // the scalar being scanned: what is collected so far, and where in `buffer` a run of characters copied as they are
+  // began (-1: none open); the reader flushes an open run before it moves the buffer
+  text = '';
+  runStart = -1;
+
   /** `buffers`: scratch space to reuse (what a previous, finished state used), else new */
-  constructor(input: Uint8Array, buffers?: ScratchBuffers) {
+  /**
+   * The input as a string where every byte of it is ASCII (so a position in the input is one in the string), and the
+   * input position of buffer[0]: a scalar's runs are then cut from the string, which costs less than decoding them.
+   */
+  readonly source: string | undefined;
+  bufferStart = 0;
+
+  constructor(input: Uint8Array, buffers?: ScratchBuffers, asciiSource?: string) {
     this.input = input;
+    this.source = asciiSource;
     this.raw = buffers?.raw ?? new Uint8Array(rawBufferSize);
-    this.buffer = buffers?.buffer ?? new Uint8Array(bufferSize + 16);
+    this.buffer = buffers?.buffer ?? Buffer.alloc(bufferSize + 16);
   }
 
   get buffers(): ScratchBuffers {
@@ -118,4 +140,32 @@ export class YamlState {
 
 export function copyMark(m: Mark): Mark {
   return { index: m.index, line: m.line, column: m.column };
+}
+
+/** Opens a run of characters to copy into the scalar's text as they are (no-op when one is open). */
+export function beginRun(s: YamlState): void {
+  if (s.runStart < 0) s.runStart = s.bufPos;
+}
+
+/** Closes the open run, appending its characters to the scalar's text. */
+export function endRun(s: YamlState): void {
+  if (s.runStart < 0) return;
+  if (s.bufPos > s.runStart) {
+    s.text += s.source === undefined ? s.buffer.utf8Slice(s.runStart, s.bufPos) : s.source.slice(s.bufferStart + s.runStart, s.bufferStart + s.bufPos);
+  }
+  s.runStart = -1;
+}
+
+/** Appends `text` to the scalar's text after what is collected so far. */
+export function appendText(s: YamlState, text: string): void {
+  endRun(s);
+  s.text += text;
+}
+
+/** The scalar's text, reset for the next one. */
+export function takeText(s: YamlState): string {
+  endRun(s);
+  const text = s.text;
+  s.text = '';
+  return text;
 }

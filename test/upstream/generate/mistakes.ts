@@ -1,7 +1,7 @@
 // Manifest directories with the mistakes people make, for the loader's error texts: YAML syntax errors, unknown and
 // misspelt fields, names without the reserved suffix, duplicates, bindings naming no policy, the wrong kind or
 // apiVersion for the plugin, files the loader skips or refuses by their suffix, invalid fields and CEL that does not
-// compile. Each directory starts valid (a generated policy set) and gets one or two mistakes.
+// compile, keys that are not strings (maps, sequences, nulls, numbers), NEL/LS/PS line breaks. Each directory starts valid (a generated policy set) and gets one or two mistakes.
 import { stringify } from 'yaml';
 import type { Rng } from './rng.js';
 import type { JsonObject } from './requests.js';
@@ -52,6 +52,48 @@ function yamlDamage(rng: Rng, text: string): string {
         lines = rng.chance(0.5) ? lines.map((l) => `${l}\r`) : ['---', ...lines];
         break;
     }
+  }
+  return lines.join('\n');
+}
+
+/** Keys go-yaml decodes as something other than a string: maps and sequences (refused), nulls, uint64s, numbers, bools. */
+const oddKeys = [
+  ['{patchType: JSONPatch, b: 2}: c'], ['? {a: 1, b: [x, ~]}', ': c'], ['[a, 1, ~]: c'], ['? [x]', ': y'], ['~: a'],
+  ['null: {b: 1}'], ['? ', ': x'], ['18446744073709551615: a'], ['1.5: a'], ['1e6: a'], ['.inf: a'], ['yes: a'], ['0x1F: a'],
+  ['2001-12-14: a'], ['<<: {a: 1}'], ['<<: 1'],
+];
+
+/** Lines of `text` with one key go-yaml does not read as a string inserted at the indentation of a mapping's key. */
+function oddKey(rng: Rng, text: string): string {
+  const lines = text.split('\n');
+  const keyLines = lines.map((l, i) => [i, /^( *)[A-Za-z][A-Za-z0-9]*:/.exec(l)] as const).filter(([, m]) => m !== null);
+  const [at, m] = rng.pick(keyLines);
+  lines.splice(at, 0, ...rng.pick(oddKeys).map((l) => `${m![1]}${l}`));
+  return lines.join('\n');
+}
+
+/** NEL, LS or PS (line breaks to go-yaml, not to most YAML libraries) inside a line, at its start, ending it, or in a comment. */
+function unicodeBreak(rng: Rng, text: string): string {
+  const lines = text.split('\n');
+  const at = rng.int(1, Math.max(1, lines.length - 2));
+  const line = lines[at] ?? '';
+  const brk = rng.pick(['\u0085', '\u2028', '\u2029']);
+  switch (rng.int(0, 3)) {
+    case 0: {
+      const col = rng.int(0, line.length);
+      lines[at] = line.slice(0, col) + brk + line.slice(col);
+      break;
+    }
+    case 1:
+      lines[at] = brk + line;
+      break;
+    case 2:
+      lines[at] = `${line}${brk}${lines[at + 1] ?? ''}`;
+      lines.splice(at + 1, 1);
+      break;
+    default:
+      lines[at] = `${line} # note${brk}${rng.pick(['', 'x: 1', '  y'])}`;
+      break;
   }
   return lines.join('\n');
 }
@@ -159,6 +201,8 @@ const mistakes: Record<string, Mistake> = {
   nullDocument: (_rng, objects) => ({ 'policies.yaml': `${yaml(objects)}---\nnull\n` }),
   scalarDocument: (_rng, objects) => ({ 'policies.yaml': `${yaml(objects)}---\njust a string\n` }),
   duplicateKey: (_rng, objects) => ({ 'policies.yaml': yaml(objects).replace('spec:', 'spec: {}\nspec:') }),
+  oddKey: (rng, objects) => ({ 'policies.yaml': oddKey(rng, yaml(objects)) }),
+  unicodeBreak: (rng, objects) => ({ 'policies.yaml': unicodeBreak(rng, yaml(objects)) }),
 };
 
 /** Every CEL expression of the policies, as (object holding it, key). */
