@@ -135,11 +135,13 @@ interface MergeFrame {
   readonly list: boolean;
   readonly jobs: readonly MergeJob[];
   readonly results: unknown[];
+  /** the live map or list (undefined: none) */
+  readonly live: JsonObject | unknown[] | undefined;
 }
 
 type MergeStep = { readonly value: unknown } | { readonly frame: MergeFrame };
 
-const frame = (list: boolean, jobs: MergeJob[]): MergeStep => ({ frame: { list, jobs, results: [] } });
+const frame = (list: boolean, jobs: MergeJob[], live: JsonObject | unknown[] | undefined): MergeStep => ({ frame: { list, jobs, results: [], live } });
 
 function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const live = isObject(lhs) ? lhs : undefined;
@@ -147,14 +149,16 @@ function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const jobs: MergeJob[] = [];
   if (live !== undefined) {
     for (const key of Object.keys(live)) {
-      jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: Object.hasOwn(rhs, key) ? rhs[key] : undefined });
+      // a field the configuration does not set keeps its live value (mergeStep's first case)
+      if (!Object.hasOwn(rhs, key) || rhs[key] === undefined) jobs.push({ key, asIs: live[key] });
+      else jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: rhs[key] });
     }
   }
   for (const key of Object.keys(rhs)) {
     if (live !== undefined && Object.hasOwn(live, key)) continue;
     jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: undefined, rhs: rhs[key] });
   }
-  return frame(false, jobs);
+  return frame(false, jobs, live);
 }
 
 function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): MergeStep {
@@ -195,7 +199,7 @@ function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): MergeStep {
   for (const k of appliedOrder) {
     if (!liveKeys.has(k)) jobs.push({ shape: shape.e, lhs: undefined, rhs: applied.get(k) });
   }
-  return frame(true, jobs);
+  return frame(true, jobs, Array.isArray(lhs) ? (lhs as unknown[]) : undefined);
 }
 
 /** One step of the merge: the merged value, or the map or list whose children must be merged first. */
@@ -222,8 +226,33 @@ function mergeStep(shape: Shape, lhs: unknown, rhs: unknown): MergeStep {
   }
 }
 
+/**
+ * Whether the merge left the live container as it was: the same children, in the same places. It is then the result
+ * itself, so a configuration that changes nothing changes no value's identity (the request's memos of CEL values,
+ * pruning, defaulting and decoding, keyed by identity, keep holding).
+ */
+function unchanged(f: MergeFrame): boolean {
+  const live = f.live;
+  if (live === undefined || f.results.length !== f.jobs.length) return false;
+  if (f.list) {
+    const list = live as unknown[];
+    if (list.length !== f.results.length) return false;
+    for (let i = 0; i < list.length; i++) if (f.results[i] !== list[i]) return false;
+    return true;
+  }
+  const map = live as JsonObject;
+  let count = 0;
+  for (let i = 0; i < f.jobs.length; i++) {
+    const key = f.jobs[i]!.key!;
+    if (!Object.hasOwn(map, key) || map[key] !== f.results[i]) return false;
+    count++;
+  }
+  return count === Object.keys(map).length;
+}
+
 /** The merged container: absent children left out, and an empty result absent itself. */
 function finish(f: MergeFrame): unknown {
+  if (unchanged(f)) return f.live;
   if (f.list) {
     const out = f.results.filter((v) => v !== undefined);
     return out.length > 0 ? out : undefined;
