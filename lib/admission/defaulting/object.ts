@@ -23,7 +23,8 @@ export class Draft {
   #owned: boolean;
   readonly #parent: Draft | undefined;
   readonly #key: string | number;
-  #children: Map<string | number, Draft> | undefined;
+  /** the drafts of the places below this one reached so far (a few per map: a plain list is cheaper than a Map) */
+  #children: Draft[] | undefined;
 
   constructor(value: Container, parent?: Draft, key: string | number = '') {
     this.#value = value;
@@ -69,14 +70,14 @@ export class Draft {
   write(key: string, v: unknown): void {
     if (this.has(key) && (this.#value as JsonObject)[key] === v) return;
     this.#own();
-    this.#children?.delete(key);
+    this.#forget(key);
     setOwn(this.#value as JsonObject, key, v);
   }
 
   remove(key: string): void {
     if (!this.has(key)) return;
     this.#own();
-    this.#children?.delete(key);
+    this.#forget(key);
     delete (this.#value as JsonObject)[key];
   }
 
@@ -98,12 +99,18 @@ export class Draft {
   }
 
   #child(key: string | number, value: Container): Draft {
-    let child = this.#children?.get(key);
-    if (child === undefined || child.#value !== value) {
-      child = new Draft(value, this, key);
-      (this.#children ??= new Map()).set(key, child);
-    }
+    const children = (this.#children ??= []);
+    for (const child of children) if (child.#key === key && child.#value === value) return child;
+    const child = new Draft(value, this, key);
+    children.push(child);
     return child;
+  }
+
+  /** A new value is written at `key`: the drafts below it are of the old one. */
+  #forget(key: string): void {
+    const children = this.#children;
+    if (children === undefined) return;
+    for (let i = 0; i < children.length; i++) if (children[i]!.#key === key) children.splice(i--, 1);
   }
 
   /** Makes this value a copy of its own, placed in its parent's copy. */
@@ -148,15 +155,24 @@ export function withParts(memo: DefaultedParts | undefined, f: () => void): void
   }
 }
 
-/** `f(o)` for one part of the object (a container, a volume), skipped when the memo knows it needs nothing. */
-export function defaultPart(f: PartDefaulter, o: Draft): void {
+/**
+ * `f` for each part of the object in the list at `key` (the containers, the volumes), skipped — without a draft —
+ * where the memo knows the part needs nothing.
+ */
+export function defaultParts(list: Draft, key: string, f: PartDefaulter): void {
   const memo = parts;
-  if (memo === undefined) return f(o);
-  let known = memo.byDefaulter.get(f);
-  if (known?.has(o.value) === true) return;
-  f(o);
-  // the part now holds its defaults: the original when nothing was written, else its copy (every defaulter is
-  // idempotent)
-  if (known === undefined) memo.byDefaulter.set(f, (known = new WeakSet()));
-  known.add(o.value);
+  const values = list.get(key);
+  if (!Array.isArray(values)) return;
+  const known = memo?.byDefaulter.get(f);
+  if (known !== undefined && values.every((v) => !isObject(v) || known.has(v))) return;
+  for (const o of list.objects(key)) {
+    if (known?.has(o.value) === true) continue;
+    f(o);
+    // the part now holds its defaults: the original when nothing was written, else its copy (every defaulter is
+    // idempotent)
+    if (memo === undefined) continue;
+    let set = memo.byDefaulter.get(f);
+    if (set === undefined) memo.byDefaulter.set(f, (set = new WeakSet()));
+    set.add(o.value);
+  }
 }

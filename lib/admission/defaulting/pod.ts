@@ -6,7 +6,7 @@
 // (ContainerPort.protocol, GRPCAction.service, FileKeySelector.optional, RBD/ISCSI/AzureDisk/ScaleIO volume fields).
 // A default applies only where the field is absent (Go's nil, "" or 0 as the function tests it).
 import { parseImageTag } from './image.js';
-import { defaultPart, isObject } from './object.js';
+import { defaultParts, isObject } from './object.js';
 import type { Draft } from './object.js';
 
 /** v1.TerminationMessagePathDefault, v1.DefaultTerminationGracePeriodSeconds, v1.DefaultSchedulerName, … */
@@ -139,10 +139,10 @@ export function podSpec(spec: Draft | undefined, podContainer: (c: Draft) => voi
   spec.setIfMissing('securityContext', {});
   spec.setIfMissing('terminationGracePeriodSeconds', defaultTerminationGracePeriodSeconds);
   spec.setIfMissing('schedulerName', defaultSchedulerName, '');
-  for (const v of spec.objects('volumes')) defaultPart(volume, v);
-  for (const c of spec.objects('initContainers')) defaultPart(podContainer, c);
-  for (const c of spec.objects('containers')) defaultPart(podContainer, c);
-  for (const c of spec.objects('ephemeralContainers')) defaultPart(container, c);
+  defaultParts(spec, 'volumes', volume);
+  defaultParts(spec, 'initContainers', podContainer);
+  defaultParts(spec, 'containers', podContainer);
+  defaultParts(spec, 'ephemeralContainers', container);
 }
 
 /** A PodTemplateSpec's spec (a struct: Go defaults it even when absent) */
