@@ -108,15 +108,14 @@ function listPasses(value: object, element: Check, checked: CheckedSubtrees): bo
 }
 
 function mapPasses(value: Record<string, unknown>, check: Extract<Check, { t: 'struct' }> | Extract<Check, { t: 'list' | 'map' }>, checked: CheckedSubtrees): boolean {
-  const keys = Object.keys(value);
+  // for…in, not Object.keys: no array per map (a JSON object has no enumerable inherited keys)
   if (check.t === 'struct') {
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
+    for (const k in value) {
       const field = check.fields.get(k);
       if (field === undefined || !passes(value[k], field, checked)) return false;
     }
     return true;
   }
-  for (let i = 0; i < keys.length; i++) if (!passes(value[keys[i]!], check.element, checked)) return false;
+  for (const k in value) if (!passes(value[k], check.element, checked)) return false;
   return true;
 }

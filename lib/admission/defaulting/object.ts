@@ -145,7 +145,7 @@ export function defaultedParts(): DefaultedParts {
 /** The memo of the current defaultObject call. */
 let parts: DefaultedParts | undefined;
 
-/** Runs `f` on the root draft with `memo` consulted by defaultPart. */
+/** Runs `f` on the root draft with `memo` consulted by defaultParts. */
 export function withParts(memo: DefaultedParts | undefined, f: () => void): void {
   parts = memo;
   try {
