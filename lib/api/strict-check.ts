@@ -95,16 +95,27 @@ function passes(value: unknown, check: Check, checked: CheckedSubtrees): boolean
   }
   if (typeof value !== 'object') return false;
   if (checked.get(value) === check) return true;
-  let ok: boolean;
-  if (check.t === 'list') ok = Array.isArray(value) && value.every((item) => passes(item, check.element, checked));
-  else if (!isObject(value)) ok = false;
-  else if (check.t === 'struct') {
-    const fields = check.fields;
-    ok = Object.keys(value).every((k) => {
-      const field = fields.get(k);
-      return field !== undefined && passes(value[k], field, checked);
-    });
-  } else ok = Object.keys(value).every((k) => passes(value[k], check.element, checked));
-  if (ok) checked.set(value, check);
-  return ok;
+  if (!(check.t === 'list' ? listPasses(value, check.element, checked) : isObject(value) && mapPasses(value, check, checked))) return false;
+  checked.set(value, check);
+  return true;
+}
+
+// Plain loops, not every() with a closure per container: this runs for every map and list of the object.
+function listPasses(value: object, element: Check, checked: CheckedSubtrees): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!passes(value[i], element, checked)) return false;
+  return true;
+}
+
+function mapPasses(value: Record<string, unknown>, check: Extract<Check, { t: 'struct' }> | Extract<Check, { t: 'list' | 'map' }>, checked: CheckedSubtrees): boolean {
+  // for…in, not Object.keys: no array per map (a JSON object has no enumerable inherited keys)
+  if (check.t === 'struct') {
+    for (const k in value) {
+      const field = check.fields.get(k);
+      if (field === undefined || !passes(value[k], field, checked)) return false;
+    }
+    return true;
+  }
+  for (const k in value) if (!passes(value[k], check.element, checked)) return false;
+  return true;
 }

@@ -2,56 +2,51 @@
 // pkg/apis/admissionregistration/v1/defaults.go (SetDefaults_ValidatingWebhook, _MutatingWebhook, _Rule,
 // _ServiceReference, _ValidatingAdmissionPolicySpec, _MutatingAdmissionPolicySpec, _MatchResources) as
 // zz_generated.defaults.go calls them.
-import { isObject, setIfMissing, structField } from './object.js';
-import type { JsonObject } from './object.js';
-import { objectItems } from './items.js';
+import type { Draft } from './object.js';
 
 /** SetDefaults_Rule: every scope */
-function rule(r: JsonObject): void {
-  setIfMissing(r, 'scope', '*');
+function rule(r: Draft): void {
+  r.setIfMissing('scope', '*');
 }
 
 /** SetDefaults_MatchResources, then its rules' */
-function matchResources(m: unknown): void {
-  if (!isObject(m)) return;
-  setIfMissing(m, 'matchPolicy', 'Equivalent');
-  setIfMissing(m, 'namespaceSelector', {});
-  setIfMissing(m, 'objectSelector', {});
-  for (const r of objectItems(m['resourceRules'])) rule(r);
-  for (const r of objectItems(m['excludeResourceRules'])) rule(r);
+function matchResources(m: Draft | undefined): void {
+  if (m === undefined) return;
+  m.setIfMissing('matchPolicy', 'Equivalent');
+  m.setIfMissing('namespaceSelector', {});
+  m.setIfMissing('objectSelector', {});
+  for (const r of m.objects('resourceRules')) rule(r);
+  for (const r of m.objects('excludeResourceRules')) rule(r);
 }
 
 /** ValidatingAdmissionPolicy and MutatingAdmissionPolicy: SetDefaults_…PolicySpec and the match constraints */
-export function admissionPolicy(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'failurePolicy', 'Fail');
-  matchResources(spec['matchConstraints']);
+export function admissionPolicy(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('failurePolicy', 'Fail');
+  matchResources(spec.object('matchConstraints'));
 }
 
 /** …PolicyBinding: the binding's match resources, when it has them */
-export function admissionPolicyBinding(o: JsonObject): void {
-  const spec = o['spec'];
-  if (isObject(spec)) matchResources(spec['matchResources']);
+export function admissionPolicyBinding(o: Draft): void {
+  matchResources(o.object('spec')?.object('matchResources'));
 }
 
 /** SetDefaults_ValidatingWebhook (and the mutating one's extra reinvocationPolicy), the service port, the rules */
-function webhook(w: JsonObject, mutating: boolean): void {
-  setIfMissing(w, 'failurePolicy', 'Fail');
-  setIfMissing(w, 'matchPolicy', 'Equivalent');
-  setIfMissing(w, 'namespaceSelector', {});
-  setIfMissing(w, 'objectSelector', {});
-  setIfMissing(w, 'timeoutSeconds', 10);
-  if (mutating) setIfMissing(w, 'reinvocationPolicy', 'Never');
-  const clientConfig = w['clientConfig'];
-  const service = isObject(clientConfig) ? clientConfig['service'] : undefined;
-  if (isObject(service)) setIfMissing(service, 'port', 443);
-  for (const r of objectItems(w['rules'])) rule(r);
+function webhook(w: Draft, mutating: boolean): void {
+  w.setIfMissing('failurePolicy', 'Fail');
+  w.setIfMissing('matchPolicy', 'Equivalent');
+  w.setIfMissing('namespaceSelector', {});
+  w.setIfMissing('objectSelector', {});
+  w.setIfMissing('timeoutSeconds', 10);
+  if (mutating) w.setIfMissing('reinvocationPolicy', 'Never');
+  w.object('clientConfig')?.object('service')?.setIfMissing('port', 443);
+  for (const r of w.objects('rules')) rule(r);
 }
 
-export function validatingWebhookConfiguration(o: JsonObject): void {
-  for (const w of objectItems(o['webhooks'])) webhook(w, false);
+export function validatingWebhookConfiguration(o: Draft): void {
+  for (const w of o.objects('webhooks')) webhook(w, false);
 }
 
-export function mutatingWebhookConfiguration(o: JsonObject): void {
-  for (const w of objectItems(o['webhooks'])) webhook(w, true);
+export function mutatingWebhookConfiguration(o: Draft): void {
+  for (const w of o.objects('webhooks')) webhook(w, true);
 }

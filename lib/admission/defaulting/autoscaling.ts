@@ -6,15 +6,14 @@
 // (pkg/apis/autoscaling/v1/conversion.go, Convert_v1_HorizontalPodAutoscaler_To_autoscaling_…): the apiserver adds it
 // when it converts the admitted object to its internal type, after every admission plugin, and a later policy in the
 // same plugin still sees the object without it (mutating/dispatcher.go keeps the versioned object until the end).
-import { isObject, setIfMissing, structField, write } from './object.js';
-import type { JsonObject } from './object.js';
+import type { Draft, JsonObject } from './object.js';
 
 /** autoscaling.DefaultCPUUtilization */
 const defaultCPUUtilization = 80;
 
 /** SetDefaults_HorizontalPodAutoscaler (v1) */
-export function horizontalPodAutoscalerV1(o: JsonObject): void {
-  setIfMissing(structField(o, 'spec'), 'minReplicas', 1);
+export function horizontalPodAutoscalerV1(o: Draft): void {
+  o.structField('spec').setIfMissing('minReplicas', 1);
 }
 
 /** defaultHPAScaleUpRules: at most 4 pods or 100% per 15 s, the larger; no stabilization window */
@@ -31,26 +30,26 @@ const scaleDownDefaults = (): JsonObject => ({
 });
 
 /** GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: the defaults, with every field the rules set kept */
-function scalingRules(behavior: JsonObject, key: 'scaleUp' | 'scaleDown', defaults: JsonObject): void {
-  const rules = behavior[key];
-  if (!isObject(rules)) {
-    write(behavior, key, defaults);
+function scalingRules(behavior: Draft, key: 'scaleUp' | 'scaleDown', defaults: JsonObject): void {
+  const rules = behavior.object(key);
+  if (rules === undefined) {
+    behavior.write(key, defaults);
     return;
   }
   // copyHPAScalingRules: a field the rules set (non-nil) wins; tolerance has no default
-  for (const [field, value] of Object.entries(defaults)) setIfMissing(rules, field, value);
+  for (const [field, value] of Object.entries(defaults)) rules.setIfMissing(field, value);
 }
 
 /** SetDefaults_HorizontalPodAutoscaler (v2), with SetDefaults_HorizontalPodAutoscalerBehavior */
-export function horizontalPodAutoscalerV2(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'minReplicas', 1);
-  const metrics = spec['metrics'];
+export function horizontalPodAutoscalerV2(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('minReplicas', 1);
+  const metrics = spec.get('metrics');
   if (!Array.isArray(metrics) || metrics.length === 0) {
-    write(spec, 'metrics', [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCPUUtilization } } }]);
+    spec.write('metrics', [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCPUUtilization } } }]);
   }
-  const behavior = spec['behavior'];
-  if (isObject(behavior)) {
+  const behavior = spec.object('behavior');
+  if (behavior !== undefined) {
     scalingRules(behavior, 'scaleUp', scaleUpDefaults());
     scalingRules(behavior, 'scaleDown', scaleDownDefaults());
   }

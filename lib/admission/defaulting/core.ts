@@ -4,74 +4,80 @@
 // (ReplicationControllerSpec.replicas). Quantities are not rounded (SetDefaults_ResourceList), as for pods: the
 // README says so.
 import { cloneJson } from '../../json/index.js';
-import { isObject, setIfMissing, structField, write } from './object.js';
-import type { JsonObject } from './object.js';
-import { isEmpty, objectItems } from './items.js';
+import { setOwn } from '../../json/own.js';
+import { isObject } from './object.js';
+import type { Draft, JsonObject } from './object.js';
+import { isEmpty } from './items.js';
 import { podTemplate } from './pod.js';
-import { persistentVolumeSource } from './volume-sources.js';
+import { sharedVolumeSources } from './volume-sources.js';
 
 /** SetObjectDefaults_ReplicationController: selector and labels from the template's, replicas, the pod template */
-export function replicationController(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  const template = spec['template'];
+export function replicationController(o: Draft): void {
+  const spec = o.structField('spec');
   // the template is a pointer here (a Deployment's is a struct): no template, no template defaults
-  const labels = isObject(template) && isObject(template['metadata']) ? template['metadata']['labels'] : undefined;
+  const template = spec.object('template');
+  const labels = template?.object('metadata')?.get('labels');
   // an empty map copied is still empty, which JSON omits: nothing to write
   if (isObject(labels) && Object.keys(labels).length > 0) {
-    if (isEmpty(spec['selector'])) write(spec, 'selector', { ...labels });
-    const metadata = structField(o, 'metadata');
-    if (isEmpty(metadata['labels'])) write(metadata, 'labels', { ...labels });
+    if (isEmpty(spec.get('selector'))) spec.write('selector', { ...labels });
+    const metadata = o.structField('metadata');
+    if (isEmpty(metadata.get('labels'))) metadata.write('labels', { ...labels });
   }
-  setIfMissing(spec, 'replicas', 1);
-  if (isObject(template)) podTemplate(template);
+  spec.setIfMissing('replicas', 1);
+  if (template !== undefined) podTemplate(template);
 }
 
 /** SetDefaults_Endpoints: each port's protocol */
-export function endpoints(o: JsonObject): void {
-  for (const subset of objectItems(o['subsets'])) for (const port of objectItems(subset['ports'])) setIfMissing(port, 'protocol', 'TCP', '');
-}
-
-/** `to[k] = from[k]` for each resource `from` has and `to` lacks */
-function fillResources(to: JsonObject, from: unknown): void {
-  if (!isObject(from)) return;
-  for (const [k, v] of Object.entries(from)) if (!Object.hasOwn(to, k)) write(to, k, v);
+export function endpoints(o: Draft): void {
+  for (const subset of o.objects('subsets')) for (const port of subset.objects('ports')) port.setIfMissing('protocol', 'TCP', '');
 }
 
 /**
- * SetDefaults_LimitRangeItem: a Container limit's default limit from its max, its default request from the default
- * limit, then from its min. The two maps are made even when empty (omitted then, as omitempty does).
+ * `item[key][k] = from[k]` for each resource of each of `sources` that the map lacks. A map that is not there is
+ * made, and written only when it gets something (empty, omitempty omits it).
  */
-function limitRangeItem(item: JsonObject): void {
-  if (item['type'] !== 'Container') return;
-  const limits = isObject(item['default']) ? item['default'] : {};
-  fillResources(limits, item['max']);
-  const requests = isObject(item['defaultRequest']) ? item['defaultRequest'] : {};
-  fillResources(requests, limits);
-  fillResources(requests, item['min']);
-  if (Object.keys(limits).length > 0) write(item, 'default', limits);
-  if (Object.keys(requests).length > 0) write(item, 'defaultRequest', requests);
+function fillResources(item: Draft, key: string, sources: readonly unknown[]): void {
+  const map = item.object(key);
+  const created: JsonObject = {};
+  for (const from of sources) {
+    if (!isObject(from)) continue;
+    for (const [k, v] of Object.entries(from)) {
+      if (map !== undefined) {
+        if (!map.has(k)) map.write(k, v);
+      } else if (!Object.hasOwn(created, k)) setOwn(created, k, v);
+    }
+  }
+  if (map === undefined && Object.keys(created).length > 0) item.write(key, created);
 }
 
-export function limitRange(o: JsonObject): void {
-  const spec = o['spec'];
-  if (isObject(spec)) for (const item of objectItems(spec['limits'])) limitRangeItem(item);
+/** SetDefaults_LimitRangeItem: a Container limit's default limit from its max, its default request from the default
+ * limit, then from its min. */
+function limitRangeItem(item: Draft): void {
+  if (item.get('type') !== 'Container') return;
+  fillResources(item, 'default', [item.get('max')]);
+  fillResources(item, 'defaultRequest', [item.get('default'), item.get('min')]);
+}
+
+export function limitRange(o: Draft): void {
+  const spec = o.object('spec');
+  if (spec !== undefined) for (const item of spec.objects('limits')) limitRangeItem(item);
 }
 
 /** SetDefaults_NodeStatus: allocatable is the capacity when unset */
-export function node(o: JsonObject): void {
-  const status = o['status'];
-  if (!isObject(status)) return;
-  const allocatable = status['allocatable'];
-  const capacity = status['capacity'];
+export function node(o: Draft): void {
+  const status = o.object('status');
+  if (status === undefined) return;
+  const allocatable = status.get('allocatable');
+  const capacity = status.get('capacity');
   // an empty capacity copied is an empty map, which JSON omits
-  if ((allocatable === undefined || allocatable === null) && isObject(capacity) && Object.keys(capacity).length > 0) write(status, 'allocatable', cloneJson(capacity));
+  if ((allocatable === undefined || allocatable === null) && isObject(capacity) && Object.keys(capacity).length > 0) status.write('allocatable', cloneJson(capacity));
 }
 
 /** SetDefaults_PersistentVolume and its volume source's */
-export function persistentVolume(o: JsonObject): void {
-  setIfMissing(structField(o, 'status'), 'phase', 'Pending', '');
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'persistentVolumeReclaimPolicy', 'Retain', '');
-  setIfMissing(spec, 'volumeMode', 'Filesystem');
-  persistentVolumeSource(spec);
+export function persistentVolume(o: Draft): void {
+  o.structField('status').setIfMissing('phase', 'Pending', '');
+  const spec = o.structField('spec');
+  spec.setIfMissing('persistentVolumeReclaimPolicy', 'Retain', '');
+  spec.setIfMissing('volumeMode', 'Filesystem');
+  sharedVolumeSources(spec);
 }

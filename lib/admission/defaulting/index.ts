@@ -10,9 +10,8 @@
 // do; ResourceQuota's only rounds quantities. Not done (documented in the README): quantities are not rounded up to
 // milli precision or re-canonicalized (SetDefaults_ResourceList), and pod-level resources (spec.resources,
 // PodLevelResources) are not derived from the containers'. Other kinds are returned as they are.
-import { cloneJson, copyJson, setOwn } from '../../json/index.js';
-import { defaultInPlace, isObject, remove, setIfMissing, structField, uncopiedPartWritten, wouldChange, write } from './object.js';
-import type { DefaultedParts, JsonObject } from './object.js';
+import { Draft, isObject, withParts } from './object.js';
+import type { DefaultedParts } from './object.js';
 export { defaultedParts } from './object.js';
 export type { DefaultedParts } from './object.js';
 import { claimSpec, pod, podTemplate } from './pod.js';
@@ -33,164 +32,164 @@ export interface DefaultedKind {
   readonly kind: string;
 }
 
-const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
-
 /** SetDefaults_Deployment */
-function deployment(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'replicas', 1);
-  const strategy = structField(spec, 'strategy');
-  setIfMissing(strategy, 'type', 'RollingUpdate', '');
-  if (strategy['type'] === 'RollingUpdate') {
-    const rollingUpdate = structField(strategy, 'rollingUpdate');
-    setIfMissing(rollingUpdate, 'maxUnavailable', '25%');
-    setIfMissing(rollingUpdate, 'maxSurge', '25%');
+function deployment(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('replicas', 1);
+  const strategy = spec.structField('strategy');
+  strategy.setIfMissing('type', 'RollingUpdate', '');
+  if (strategy.get('type') === 'RollingUpdate') {
+    const rollingUpdate = strategy.structField('rollingUpdate');
+    rollingUpdate.setIfMissing('maxUnavailable', '25%');
+    rollingUpdate.setIfMissing('maxSurge', '25%');
   }
-  setIfMissing(spec, 'revisionHistoryLimit', 10);
-  setIfMissing(spec, 'progressDeadlineSeconds', 600);
-  podTemplate(structField(spec, 'template'));
+  spec.setIfMissing('revisionHistoryLimit', 10);
+  spec.setIfMissing('progressDeadlineSeconds', 600);
+  podTemplate(spec.structField('template'));
 }
 
 /** SetDefaults_DaemonSet */
-function daemonSet(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  const strategy = structField(spec, 'updateStrategy');
-  setIfMissing(strategy, 'type', 'RollingUpdate', '');
-  if (strategy['type'] === 'RollingUpdate') {
-    const rollingUpdate = structField(strategy, 'rollingUpdate');
-    setIfMissing(rollingUpdate, 'maxUnavailable', 1);
-    setIfMissing(rollingUpdate, 'maxSurge', 0);
+function daemonSet(o: Draft): void {
+  const spec = o.structField('spec');
+  const strategy = spec.structField('updateStrategy');
+  strategy.setIfMissing('type', 'RollingUpdate', '');
+  if (strategy.get('type') === 'RollingUpdate') {
+    const rollingUpdate = strategy.structField('rollingUpdate');
+    rollingUpdate.setIfMissing('maxUnavailable', 1);
+    rollingUpdate.setIfMissing('maxSurge', 0);
   }
-  setIfMissing(spec, 'revisionHistoryLimit', 10);
-  podTemplate(structField(spec, 'template'));
+  spec.setIfMissing('revisionHistoryLimit', 10);
+  podTemplate(spec.structField('template'));
 }
 
 /** SetDefaults_PersistentVolumeClaim and the PVC spec's */
-function persistentVolumeClaim(o: JsonObject): void {
-  setIfMissing(structField(o, 'status'), 'phase', 'Pending', '');
-  claimSpec(structField(o, 'spec'));
+function persistentVolumeClaim(o: Draft): void {
+  o.structField('status').setIfMissing('phase', 'Pending', '');
+  claimSpec(o.structField('spec'));
 }
 
 /** SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is GA: the retention policy is defaulted) */
-function statefulSet(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'podManagementPolicy', 'OrderedReady', '');
-  const strategy = structField(spec, 'updateStrategy');
-  if (strategy['type'] === undefined || strategy['type'] === null || strategy['type'] === '') {
-    write(strategy, 'type', 'RollingUpdate');
-    setIfMissing(strategy, 'rollingUpdate', {});
+function statefulSet(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('podManagementPolicy', 'OrderedReady', '');
+  const strategy = spec.structField('updateStrategy');
+  const type = strategy.get('type');
+  if (type === undefined || type === null || type === '') {
+    strategy.write('type', 'RollingUpdate');
+    strategy.setIfMissing('rollingUpdate', {});
   }
-  if (strategy['type'] === 'RollingUpdate' && isObject(strategy['rollingUpdate'])) setIfMissing(strategy['rollingUpdate'], 'partition', 0);
-  const retention = structField(spec, 'persistentVolumeClaimRetentionPolicy');
-  setIfMissing(retention, 'whenDeleted', 'Retain', '');
-  setIfMissing(retention, 'whenScaled', 'Retain', '');
-  setIfMissing(spec, 'replicas', 1);
-  setIfMissing(spec, 'revisionHistoryLimit', 10);
-  podTemplate(structField(spec, 'template'));
-  for (const claim of objects(spec['volumeClaimTemplates'])) persistentVolumeClaim(claim);
+  if (strategy.get('type') === 'RollingUpdate') strategy.object('rollingUpdate')?.setIfMissing('partition', 0);
+  const retention = spec.structField('persistentVolumeClaimRetentionPolicy');
+  retention.setIfMissing('whenDeleted', 'Retain', '');
+  retention.setIfMissing('whenScaled', 'Retain', '');
+  spec.setIfMissing('replicas', 1);
+  spec.setIfMissing('revisionHistoryLimit', 10);
+  podTemplate(spec.structField('template'));
+  for (const claim of spec.objects('volumeClaimTemplates')) persistentVolumeClaim(claim);
 }
 
 /** SetDefaults_ReplicaSet */
-function replicaSet(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'replicas', 1);
-  podTemplate(structField(spec, 'template'));
+function replicaSet(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('replicas', 1);
+  podTemplate(spec.structField('template'));
 }
 
 /** A JobSpec's nested defaults: SetDefaults_PodFailurePolicyOnPodConditionsPattern and the pod template. */
-function jobSpec(spec: JsonObject): void {
-  const policy = spec['podFailurePolicy'];
-  if (isObject(policy)) {
-    for (const rule of objects(policy['rules'])) for (const p of objects(rule['onPodConditions'])) setIfMissing(p, 'status', 'True', '');
+function jobSpec(spec: Draft): void {
+  const policy = spec.object('podFailurePolicy');
+  if (policy !== undefined) {
+    for (const rule of policy.objects('rules')) for (const p of rule.objects('onPodConditions')) p.setIfMissing('status', 'True', '');
   }
-  podTemplate(structField(spec, 'template'));
+  podTemplate(spec.structField('template'));
 }
 
 /** SetDefaults_Job (JobPodReplacementPolicy is GA) */
-function job(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  const unset = (k: string): boolean => spec[k] === undefined || spec[k] === null;
+function job(o: Draft): void {
+  const spec = o.structField('spec');
+  const unset = (k: string): boolean => spec.get(k) === undefined || spec.get(k) === null;
   if (unset('completions') && unset('parallelism')) {
-    write(spec, 'completions', 1);
-    write(spec, 'parallelism', 1);
+    spec.write('completions', 1);
+    spec.write('parallelism', 1);
   }
-  setIfMissing(spec, 'parallelism', 1);
-  if (unset('backoffLimit')) write(spec, 'backoffLimit', unset('backoffLimitPerIndex') ? 6 : 2147483647);
-  const template = spec['template'];
-  const labels = isObject(template) && isObject(template['metadata']) ? template['metadata']['labels'] : undefined;
-  const metadata = structField(o, 'metadata');
-  if (isObject(labels) && !(isObject(metadata['labels']) && Object.keys(metadata['labels']).length > 0)) write(metadata, 'labels', { ...labels });
-  setIfMissing(spec, 'completionMode', 'NonIndexed');
-  setIfMissing(spec, 'suspend', false);
-  setIfMissing(spec, 'podReplacementPolicy', isObject(spec['podFailurePolicy']) ? 'Failed' : 'TerminatingOrFailed');
-  setIfMissing(spec, 'manualSelector', false);
+  spec.setIfMissing('parallelism', 1);
+  if (unset('backoffLimit')) spec.write('backoffLimit', unset('backoffLimitPerIndex') ? 6 : 2147483647);
+  const labels = spec.object('template')?.object('metadata')?.get('labels');
+  const metadata = o.structField('metadata');
+  const own = metadata.get('labels');
+  if (isObject(labels) && !(isObject(own) && Object.keys(own).length > 0)) metadata.write('labels', { ...labels });
+  spec.setIfMissing('completionMode', 'NonIndexed');
+  spec.setIfMissing('suspend', false);
+  spec.setIfMissing('podReplacementPolicy', isObject(spec.get('podFailurePolicy')) ? 'Failed' : 'TerminatingOrFailed');
+  spec.setIfMissing('manualSelector', false);
   jobSpec(spec);
 }
 
 /** SetDefaults_CronJob (the job template's JobSpec gets only its nested defaults: SetDefaults_Job is for Jobs) */
-function cronJob(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'concurrencyPolicy', 'Allow', '');
-  setIfMissing(spec, 'suspend', false);
-  setIfMissing(spec, 'successfulJobsHistoryLimit', 3);
-  setIfMissing(spec, 'failedJobsHistoryLimit', 1);
-  jobSpec(structField(structField(spec, 'jobTemplate'), 'spec'));
+function cronJob(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('concurrencyPolicy', 'Allow', '');
+  spec.setIfMissing('suspend', false);
+  spec.setIfMissing('successfulJobsHistoryLimit', 3);
+  spec.setIfMissing('failedJobsHistoryLimit', 1);
+  jobSpec(spec.structField('jobTemplate').structField('spec'));
 }
 
 /** service.ExternallyAccessible */
-function externallyAccessible(spec: JsonObject): boolean {
-  const type = spec['type'];
-  return type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && Array.isArray(spec['externalIPs']) && spec['externalIPs'].length > 0);
+function externallyAccessible(spec: Draft): boolean {
+  const type = spec.get('type');
+  const externalIPs = spec.get('externalIPs');
+  return type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && Array.isArray(externalIPs) && externalIPs.length > 0);
 }
 
 /** SetDefaults_Service (ServicePort.protocol is also +default="TCP") */
-function service(o: JsonObject): void {
-  const spec = structField(o, 'spec');
-  setIfMissing(spec, 'sessionAffinity', 'None', '');
-  if (spec['sessionAffinity'] === 'None') remove(spec, 'sessionAffinityConfig');
-  if (spec['sessionAffinity'] === 'ClientIP') {
-    const config = spec['sessionAffinityConfig'];
-    const clientIP = isObject(config) ? config['clientIP'] : undefined;
+function service(o: Draft): void {
+  const spec = o.structField('spec');
+  spec.setIfMissing('sessionAffinity', 'None', '');
+  if (spec.get('sessionAffinity') === 'None') spec.remove('sessionAffinityConfig');
+  if (spec.get('sessionAffinity') === 'ClientIP') {
+    const clientIP = spec.object('sessionAffinityConfig')?.get('clientIP');
     if (!isObject(clientIP) || clientIP['timeoutSeconds'] === undefined || clientIP['timeoutSeconds'] === null) {
       // DefaultClientIPServiceAffinitySeconds: three hours
-      write(spec, 'sessionAffinityConfig', { clientIP: { timeoutSeconds: 10800 } });
+      spec.write('sessionAffinityConfig', { clientIP: { timeoutSeconds: 10800 } });
     }
   }
-  setIfMissing(spec, 'type', 'ClusterIP', '');
-  for (const port of objects(spec['ports'])) {
-    setIfMissing(port, 'protocol', 'TCP', '');
-    const target = port['targetPort'];
-    if (target === undefined || target === null || target === 0 || target === '') write(port, 'targetPort', typeof port['port'] === 'number' ? port['port'] : 0);
+  spec.setIfMissing('type', 'ClusterIP', '');
+  for (const port of spec.objects('ports')) {
+    port.setIfMissing('protocol', 'TCP', '');
+    const target = port.get('targetPort');
+    if (target === undefined || target === null || target === 0 || target === '') port.write('targetPort', typeof port.get('port') === 'number' ? port.get('port') : 0);
   }
-  if (externallyAccessible(spec)) setIfMissing(spec, 'externalTrafficPolicy', 'Cluster', '');
-  if (spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer' || spec['type'] === 'ClusterIP') setIfMissing(spec, 'internalTrafficPolicy', 'Cluster');
-  if (spec['type'] === 'LoadBalancer') {
-    setIfMissing(spec, 'allocateLoadBalancerNodePorts', true);
-    const status = o['status'];
-    const lb = isObject(status) ? status['loadBalancer'] : undefined;
-    for (const ingress of objects(isObject(lb) ? lb['ingress'] : undefined)) {
-      if (typeof ingress['ip'] === 'string' && ingress['ip'] !== '') setIfMissing(ingress, 'ipMode', 'VIP');
+  if (externallyAccessible(spec)) spec.setIfMissing('externalTrafficPolicy', 'Cluster', '');
+  const type = spec.get('type');
+  if (type === 'NodePort' || type === 'LoadBalancer' || type === 'ClusterIP') spec.setIfMissing('internalTrafficPolicy', 'Cluster');
+  if (type === 'LoadBalancer') {
+    spec.setIfMissing('allocateLoadBalancerNodePorts', true);
+    const ingresses = o.object('status')?.object('loadBalancer')?.objects('ingress') ?? [];
+    for (const ingress of ingresses) {
+      const ip = ingress.get('ip');
+      if (typeof ip === 'string' && ip !== '') ingress.setIfMissing('ipMode', 'VIP');
     }
   }
 }
 
 /** SetDefaults_Namespace (the name label) and SetDefaults_NamespaceStatus */
-function namespace(o: JsonObject): void {
-  const metadata = structField(o, 'metadata');
-  const name = metadata['name'];
+function namespace(o: Draft): void {
+  const metadata = o.structField('metadata');
+  const name = metadata.get('name');
   if (typeof name === 'string' && name !== '') {
-    const labels = isObject(metadata['labels']) ? metadata['labels'] : {};
-    write(labels, 'kubernetes.io/metadata.name', name);
-    write(metadata, 'labels', labels);
+    const labels = metadata.object('labels');
+    if (labels !== undefined) labels.write('kubernetes.io/metadata.name', name);
+    else metadata.write('labels', { 'kubernetes.io/metadata.name': name });
   }
-  setIfMissing(structField(o, 'status'), 'phase', 'Active', '');
+  o.structField('status').setIfMissing('phase', 'Active', '');
 }
 
-const defaulters: Readonly<Record<string, (o: JsonObject) => void>> = {
+const defaulters: Readonly<Record<string, (o: Draft) => void>> = {
   'v1 Pod': pod,
-  'v1 PodTemplate': (o) => podTemplate(structField(o, 'template')),
+  'v1 PodTemplate': (o) => podTemplate(o.structField('template')),
   'v1 Service': service,
-  'v1 Secret': (o) => setIfMissing(o, 'type', 'Opaque', ''),
+  'v1 Secret': (o) => o.setIfMissing('type', 'Opaque', ''),
   'v1 Namespace': namespace,
   'v1 PersistentVolumeClaim': persistentVolumeClaim,
   'apps/v1 Deployment': deployment,
@@ -237,103 +236,15 @@ export function hasDefaulter(kind: DefaultedKind): boolean {
   return `${kind.apiVersion} ${kind.kind}` in defaulters;
 }
 
-/** One container pair share() is working on: the values it settled so far, and whether all were the original's. */
-interface ShareFrame {
-  readonly original: Record<string, unknown> | unknown[];
-  readonly defaulted: Record<string, unknown> | unknown[];
-  /** the defaulted object's keys; undefined for arrays */
-  readonly keys: readonly string[] | undefined;
-  readonly values: unknown[];
-  next: number;
-  same: boolean;
-}
-
-function shareFrame(original: object, defaulted: object): ShareFrame {
-  if (Array.isArray(original)) {
-    const d = defaulted as unknown[];
-    return { original, defaulted: d, keys: undefined, values: new Array<unknown>(d.length), next: 0, same: d.length === original.length };
-  }
-  const keys = Object.keys(defaulted);
-  return {
-    original: original as Record<string, unknown>, defaulted: defaulted as Record<string, unknown>, keys,
-    values: new Array<unknown>(keys.length), next: 0, same: keys.length === Object.keys(original).length,
-  };
-}
-
-/** share() of a pair that needs no walking (identical, scalars, or of different kinds), else undefined. */
-function shareAtOnce(original: unknown, defaulted: unknown): { value: unknown } | undefined {
-  if (original === defaulted) return { value: original };
-  if (typeof original !== 'object' || original === null || typeof defaulted !== 'object' || defaulted === null) return { value: defaulted };
-  if (Array.isArray(original) !== Array.isArray(defaulted)) return { value: defaulted };
-  return undefined;
-}
-
-/**
- * `defaulted` with every subtree equal to `original`'s replaced by the original one: the result shares all that
- * defaulting left alone (later evaluations convert only what changed to CEL values, keyed by subtree identity).
- * Walked with an explicit stack, for objects of any depth.
- */
-/** An own element or property of an array or object, else undefined. */
-function ownAt(container: object, key: string | number): unknown {
-  return Object.hasOwn(container, key) ? (container as Record<string | number, unknown>)[key] : undefined;
-}
-
-function share(original: unknown, defaulted: unknown): unknown {
-  const atOnce = shareAtOnce(original, defaulted);
-  if (atOnce !== undefined) return atOnce.value;
-  const stack: ShareFrame[] = [shareFrame(original as object, defaulted as object)];
-  const settle = (f: ShareFrame, value: unknown): void => {
-    const key = f.keys === undefined ? f.next : f.keys[f.next]!;
-    const o = ownAt(f.original, key);
-    f.values[f.next++] = value;
-    if (value !== o || (f.keys !== undefined && o === undefined && !Object.hasOwn(f.original, key))) f.same = false;
-  };
-  for (;;) {
-    const f = stack[stack.length - 1]!;
-    const count = f.keys === undefined ? f.values.length : f.keys.length;
-    if (f.next < count) {
-      const key = f.keys === undefined ? f.next : f.keys[f.next]!;
-      const o = ownAt(f.original, key);
-      const d = ownAt(f.defaulted, key);
-      const settled = shareAtOnce(o, d);
-      if (settled === undefined) stack.push(shareFrame(o as object, d as object));
-      else settle(f, settled.value);
-      continue;
-    }
-    stack.pop();
-    let value: unknown = f.original;
-    if (!f.same && f.keys === undefined) value = f.values;
-    else if (!f.same) {
-      const out: Record<string, unknown> = {};
-      f.keys!.forEach((k, i) => setOwn(out, k, f.values[i]));
-      value = out;
-    }
-    if (stack.length === 0) return value;
-    settle(stack[stack.length - 1]!, value);
-  }
-}
-
 /**
  * The object with the scheme's defaults applied (`object` is never modified). The same value when nothing was
- * defaulted or the kind has no defaulter here; otherwise a new object sharing every part defaulting left alone.
+ * defaulted or the kind has no defaulter here; otherwise a new object sharing every part defaulting left alone (only
+ * the maps and lists on the paths to what it wrote are new). `memo`: the request's parts proved to need nothing.
  */
 export function defaultObject(object: unknown, kind: DefaultedKind, memo?: DefaultedParts): unknown {
   const defaulter = defaulters[`${kind.apiVersion} ${kind.kind}`];
   if (defaulter === undefined || !isObject(object)) return object;
-  if (!wouldChange(defaulter, object, memo)) return object;
-  if (memo !== undefined) {
-    // the parts proved to need nothing stay shared with the original: the copy is the rest
-    const kept = (o: object): boolean => memo.any.has(o);
-    const copy = copyJson(object, { keep: kept }) as JsonObject;
-    try {
-      defaultInPlace(defaulter, copy, memo, kept);
-      return share(object, copy);
-    } catch (err) {
-      if (err !== uncopiedPartWritten) throw err;
-    }
-  }
-  const copy = cloneJson(object) as JsonObject;
-  defaulter(copy);
-  return share(object, copy);
+  const root = new Draft(object);
+  withParts(memo, () => defaulter(root));
+  return root.value;
 }
-

@@ -1,4 +1,9 @@
-// In-place helpers for the defaulters, which work on a private copy of the object.
+// Copy-on-write access for the defaulters. The object being defaulted is shared with the request's other versions
+// (values are never changed in place: lib/admission/mutation.ts), so the defaulters read it through drafts: a
+// Draft is one place in the object (the value there and how it was reached from the root). Reads see the value as
+// defaulted so far; the first write at a place copies that object and every container on its path to the root,
+// once, so everything defaulting leaves alone stays the very same value. An object that needs no defaults costs one
+// read-only walk and no copy.
 import { ownValue, setOwn } from '../../json/own.js';
 export type JsonObject = Record<string, unknown>;
 
@@ -6,109 +11,168 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-// Every write goes through write/remove, so that a dry run (defaulting an object that needs nothing, the common
-// case) can stop at the first change without copying the object first.
-const wouldWrite = new Error('defaulting would change the object');
-let dryRun = false;
+type Container = JsonObject | unknown[];
+
+/**
+ * A map or list at one place of the object being defaulted. Children are reached only through `object`/`objects`,
+ * which return the same draft for the same place, so two writes below one place build on one copy.
+ */
+export class Draft {
+  #value: Container;
+  /** this draft's value is its own copy (or a value the defaulter built), written in place */
+  #owned: boolean;
+  readonly #parent: Draft | undefined;
+  readonly #key: string | number;
+  /** the drafts of the places below this one reached so far (a few per map: a plain list is cheaper than a Map) */
+  #children: Draft[] | undefined;
+
+  constructor(value: Container, parent?: Draft, key: string | number = '') {
+    this.#value = value;
+    this.#owned = false;
+    this.#parent = parent;
+    this.#key = key;
+  }
+
+  /** The value here as defaulted so far (the original while nothing below it was written). */
+  get value(): Container {
+    return this.#value;
+  }
+
+  /** The own field `key`, else undefined. */
+  get(key: string): unknown {
+    return Array.isArray(this.#value) ? undefined : ownValue(this.#value, key);
+  }
+
+  has(key: string): boolean {
+    return !Array.isArray(this.#value) && Object.hasOwn(this.#value, key);
+  }
+
+  /** The field `key` as a draft when it holds a map (a JSON object), else undefined. */
+  object(key: string): Draft | undefined {
+    const v = this.get(key);
+    return isObject(v) ? this.#child(key, v) : undefined;
+  }
+
+  /** The maps among the elements of the list at `key` (none when it is not a list), in order. */
+  objects(key: string): Draft[] {
+    const list = this.get(key);
+    if (!Array.isArray(list)) return [];
+    const draft = this.#child(key, list);
+    const out: Draft[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const item: unknown = list[i];
+      if (isObject(item)) out.push(draft.#child(i, item));
+    }
+    return out;
+  }
+
+  /** `value[key] = v` (nothing when it already holds that very value). */
+  write(key: string, v: unknown): void {
+    if (this.has(key) && (this.#value as JsonObject)[key] === v) return;
+    this.#own();
+    this.#forget(key);
+    setOwn(this.#value as JsonObject, key, v);
+  }
+
+  remove(key: string): void {
+    if (!this.has(key)) return;
+    this.#own();
+    this.#forget(key);
+    delete (this.#value as JsonObject)[key];
+  }
+
+  /** Sets `key` when it is absent or null (Go's nil), or one of `zeros` (Go's zero value the defaulter tests). */
+  setIfMissing(key: string, v: unknown, ...zeros: readonly unknown[]): void {
+    const current = this.get(key);
+    if (current === undefined || current === null || zeros.includes(current)) this.write(key, v);
+  }
+
+  /** The field `key` as a draft, created (empty) when it holds no map: a Go struct field is never nil. */
+  structField(key: string): Draft {
+    const existing = this.object(key);
+    if (existing !== undefined) return existing;
+    const created: JsonObject = {};
+    this.write(key, created);
+    const draft = this.#child(key, created);
+    draft.#owned = true;
+    return draft;
+  }
+
+  #child(key: string | number, value: Container): Draft {
+    const children = (this.#children ??= []);
+    for (const child of children) if (child.#key === key && child.#value === value) return child;
+    const child = new Draft(value, this, key);
+    children.push(child);
+    return child;
+  }
+
+  /** A new value is written at `key`: the drafts below it are of the old one. */
+  #forget(key: string): void {
+    const children = this.#children;
+    if (children === undefined) return;
+    for (let i = 0; i < children.length; i++) if (children[i]!.#key === key) children.splice(i--, 1);
+  }
+
+  /** Makes this value a copy of its own, placed in its parent's copy. */
+  #own(): void {
+    if (this.#owned) return;
+    const copy: Container = Array.isArray(this.#value) ? [...this.#value] : { ...this.#value };
+    this.#value = copy;
+    this.#owned = true;
+    const parent = this.#parent;
+    if (parent === undefined) return;
+    parent.#own();
+    if (Array.isArray(parent.#value)) parent.#value[this.#key as number] = copy;
+    else setOwn(parent.#value, this.#key as string, copy);
+  }
+}
 
 /**
  * The parts of a request's objects known to need no defaults, per part defaulter (a container's, a volume's): a
  * part's defaults depend on the part alone, and successive versions of the object share the parts no mutation
- * touched (values are never changed in place), so a part proved once is not walked again. `any`: proved for some
- * part defaulter (what a copy may leave uncopied).
+ * touched (values are never changed in place), so a part proved once is not walked again.
  */
 export interface DefaultedParts {
   readonly byDefaulter: WeakMap<PartDefaulter, WeakSet<object>>;
-  readonly any: WeakSet<object>;
 }
 
-export type PartDefaulter = (o: JsonObject) => void;
+export type PartDefaulter = (o: Draft) => void;
 
 export function defaultedParts(): DefaultedParts {
-  return { byDefaulter: new WeakMap(), any: new WeakSet() };
+  return { byDefaulter: new WeakMap() };
 }
 
-/** The memo of the current defaultObject call, and the parts its copy left uncopied (shared with the original). */
+/** The memo of the current defaultObject call. */
 let parts: DefaultedParts | undefined;
-let uncopied: ((o: object) => boolean) | undefined;
-/**
- * A part left uncopied turned out to need a write (entered by another part defaulter, or written by a kind's own
- * defaulter: neither happens with one object at one place, as every version of an object is built): the caller
- * defaults a whole copy instead.
- */
-export const uncopiedPartWritten = new Error('a part shared with the original would be written');
 
-/** Runs `f` on `o` without changing it: whether it would write anything. */
-export function wouldChange(f: (o: JsonObject) => void, o: JsonObject, memo?: DefaultedParts): boolean {
-  dryRun = true;
+/** Runs `f` on the root draft with `memo` consulted by defaultParts. */
+export function withParts(memo: DefaultedParts | undefined, f: () => void): void {
   parts = memo;
   try {
-    f(o);
-    return false;
-  } catch (err) {
-    if (err === wouldWrite) return true;
-    throw err;
+    f();
   } finally {
-    dryRun = false;
     parts = undefined;
   }
 }
 
 /**
- * Runs `f` on `o` in place. With `memo`, parts it proved need nothing are skipped, and `shared` says which objects
- * the caller's copy left shared with the original: writing one throws uncopiedPartWritten.
+ * `f` for each part of the object in the list at `key` (the containers, the volumes), skipped — without a draft —
+ * where the memo knows the part needs nothing.
  */
-export function defaultInPlace(f: (o: JsonObject) => void, o: JsonObject, memo: DefaultedParts, shared: (o: object) => boolean): void {
-  parts = memo;
-  uncopied = shared;
-  try {
-    f(o);
-  } finally {
-    parts = undefined;
-    uncopied = undefined;
-  }
-}
-
-/** `f(o)` for one part of the object (a container, a volume), skipped when the memo knows it needs nothing. */
-export function defaultPart(f: PartDefaulter, o: JsonObject): void {
+export function defaultParts(list: Draft, key: string, f: PartDefaulter): void {
   const memo = parts;
-  if (memo === undefined) return f(o);
-  let known = memo.byDefaulter.get(f);
-  if (known?.has(o) === true) return;
-  if (uncopied?.(o) === true) throw uncopiedPartWritten;
-  f(o);
-  // reached in a dry run: nothing to write; in place: o now holds its defaults (every defaulter is idempotent)
-  if (known === undefined) memo.byDefaulter.set(f, (known = new WeakSet()));
-  known.add(o);
-  memo.any.add(o);
-}
-
-/** `o[key] = value` (nothing when it already holds that very value). */
-export function write(o: JsonObject, key: string, value: unknown): void {
-  if (Object.hasOwn(o, key) && o[key] === value) return;
-  if (dryRun) throw wouldWrite;
-  if (uncopied?.(o) === true) throw uncopiedPartWritten;
-  setOwn(o, key, value);
-}
-
-export function remove(o: JsonObject, key: string): void {
-  if (!Object.hasOwn(o, key)) return;
-  if (dryRun) throw wouldWrite;
-  if (uncopied?.(o) === true) throw uncopiedPartWritten;
-  delete o[key];
-}
-
-/** Sets `o[key]` when it is absent or null (Go's nil), or one of `zeros` (Go's zero value the defaulter tests). */
-export function setIfMissing(o: JsonObject, key: string, value: unknown, ...zeros: readonly unknown[]): void {
-  const v = ownValue(o, key);
-  if (v === undefined || v === null || zeros.includes(v)) write(o, key, value);
-}
-
-/** `o[key]` as an object, created (empty) when absent: a Go struct field is never nil. */
-export function structField(o: JsonObject, key: string): JsonObject {
-  const v = ownValue(o, key);
-  if (isObject(v)) return v;
-  const created: JsonObject = {};
-  write(o, key, created);
-  return created;
+  const values = list.get(key);
+  if (!Array.isArray(values)) return;
+  const known = memo?.byDefaulter.get(f);
+  if (known !== undefined && values.every((v) => !isObject(v) || known.has(v))) return;
+  for (const o of list.objects(key)) {
+    if (known?.has(o.value) === true) continue;
+    f(o);
+    // the part now holds its defaults: the original when nothing was written, else its copy (every defaulter is
+    // idempotent)
+    if (memo === undefined) continue;
+    let set = memo.byDefaulter.get(f);
+    if (set === undefined) memo.byDefaulter.set(f, (set = new WeakSet()));
+    set.add(o.value);
+  }
 }

@@ -1,29 +1,30 @@
-// The defaults of a PersistentVolumeSource's fields (a PersistentVolume's, and a VolumeAttachment's inline volume
-// spec's), as kubernetes pkg/apis/core/v1/zz_generated.defaults.go applies them: SetDefaults_HostPathVolumeSource and
-// the `+default=` markers of k8s.io/api core/v1 types.go on RBD, ISCSI, AzureDisk and ScaleIO.
-import { isObject, setIfMissing } from './object.js';
-import type { JsonObject } from './object.js';
+// The defaults of the volume source fields a Volume and a PersistentVolumeSource share (a Pod's volumes, a
+// PersistentVolume's spec, a VolumeAttachment's inline volume spec), as kubernetes
+// pkg/apis/core/v1/zz_generated.defaults.go applies them: SetDefaults_HostPathVolumeSource and the `+default=`
+// markers of k8s.io/api core/v1 types.go on RBD, ISCSI, AzureDisk and ScaleIO.
+import type { Draft } from './object.js';
 
-export function persistentVolumeSource(source: JsonObject): void {
+/** The fields a VolumeSource and a PersistentVolumeSource share that have defaults */
+export function sharedVolumeSources(source: Draft): void {
   // HostPathUnset
-  if (isObject(source['hostPath'])) setIfMissing(source['hostPath'], 'type', '');
-  const rbd = source['rbd'];
-  if (isObject(rbd)) {
-    setIfMissing(rbd, 'pool', 'rbd', '');
-    setIfMissing(rbd, 'user', 'admin', '');
-    setIfMissing(rbd, 'keyring', '/etc/ceph/keyring', '');
+  source.object('hostPath')?.setIfMissing('type', '');
+  const rbd = source.object('rbd');
+  if (rbd !== undefined) {
+    rbd.setIfMissing('pool', 'rbd', '');
+    rbd.setIfMissing('user', 'admin', '');
+    rbd.setIfMissing('keyring', '/etc/ceph/keyring', '');
   }
-  if (isObject(source['iscsi'])) setIfMissing(source['iscsi'], 'iscsiInterface', 'default', '');
-  const azureDisk = source['azureDisk'];
-  if (isObject(azureDisk)) {
-    setIfMissing(azureDisk, 'cachingMode', 'ReadWrite');
-    setIfMissing(azureDisk, 'fsType', 'ext4');
-    setIfMissing(azureDisk, 'readOnly', false);
-    setIfMissing(azureDisk, 'kind', 'Shared');
+  source.object('iscsi')?.setIfMissing('iscsiInterface', 'default', '');
+  const azureDisk = source.object('azureDisk');
+  if (azureDisk !== undefined) {
+    azureDisk.setIfMissing('cachingMode', 'ReadWrite');
+    azureDisk.setIfMissing('fsType', 'ext4');
+    azureDisk.setIfMissing('readOnly', false);
+    azureDisk.setIfMissing('kind', 'Shared');
   }
-  const scaleIO = source['scaleIO'];
-  if (isObject(scaleIO)) {
-    setIfMissing(scaleIO, 'storageMode', 'ThinProvisioned', '');
-    setIfMissing(scaleIO, 'fsType', 'xfs', '');
+  const scaleIO = source.object('scaleIO');
+  if (scaleIO !== undefined) {
+    scaleIO.setIfMissing('storageMode', 'ThinProvisioned', '');
+    scaleIO.setIfMissing('fsType', 'xfs', '');
   }
 }

@@ -64,7 +64,43 @@ export function joinValidationErrors(errors: readonly string[]): string {
  * What ObjectToTyped reports for an apply configuration: fields its schema does not declare, and associative-list
  * elements without their key. Paths as structured-merge-diff prints them (`.spec.replicasx`).
  */
-export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] {
+export function schemaErrors(shape: Shape, value: unknown): string[] {
+  return schemaFits(shape, value) ? [] : collectSchemaErrors(shape, value, '');
+}
+
+/**
+ * Whether collectSchemaErrors finds nothing, checked without the sorted keys and the paths its messages need: the
+ * common case, an apply configuration that fits its schema, costs one walk without building a string per field.
+ */
+function schemaFits(shape: Shape, value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (isObject(value) && (shape.t === 'o' || shape.t === 'm' || shape.t === 'u')) {
+    for (const key of Object.keys(value)) {
+      const child = fieldShape(shape, key);
+      if (child === undefined) {
+        if (declaresFields(shape)) return false;
+        continue;
+      }
+      if (!schemaFits(child, value[key])) return false;
+    }
+  } else if (Array.isArray(value) && shape.t === 'l') {
+    // duplicates are told by the path element, as collectSchemaErrors tells them
+    const seen = shape.lt === 'map' || shape.lt === 'set' ? new Set<string>() : undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (shape.lt === 'map' && elementKey(shape, item) === undefined) return false;
+      if (seen !== undefined) {
+        const element = pathElement(shape, i, item);
+        if (seen.has(element)) return false;
+        seen.add(element);
+      }
+      if (!schemaFits(shape.e, item)) return false;
+    }
+  }
+  return true;
+}
+
+function collectSchemaErrors(shape: Shape, value: unknown, path: string): string[] {
   if (value === null || value === undefined) return [];
   const errors: string[] = [];
   if (isObject(value) && (shape.t === 'o' || shape.t === 'm' || shape.t === 'u')) {
@@ -74,7 +110,7 @@ export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] 
         if (declaresFields(shape)) errors.push(`${path}.${key}: field not declared in schema`);
         continue;
       }
-      errors.push(...schemaErrors(child, value[key], `${path}.${key}`));
+      errors.push(...collectSchemaErrors(child, value[key], `${path}.${key}`));
     }
   } else if (Array.isArray(value) && shape.t === 'l') {
     // an apply configuration is converted without typed.AllowDuplicates (patch/smd.go): a key or set value twice is
@@ -91,7 +127,7 @@ export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] 
         if (seen.has(element)) errors.push(`${path}: duplicate entries for key ${element}`);
         seen.add(element);
       }
-      errors.push(...schemaErrors(shape.e, item, `${path}${element}`));
+      errors.push(...collectSchemaErrors(shape.e, item, `${path}${element}`));
     });
   }
   return errors;
@@ -102,7 +138,31 @@ export function schemaErrors(shape: Shape, value: unknown, path = ''): string[] 
  * `.spec.initContainers[0].args`). Upstream refuses such a configuration, so that a field left out of an atomic value
  * is never removed by accident.
  */
-export function atomicPaths(shape: Shape, value: unknown, path = ''): string[] {
+export function atomicPaths(shape: Shape, value: unknown): string[] {
+  return setsAtomic(shape, value) ? collectAtomicPaths(shape, value, '') : [];
+}
+
+/** Whether collectAtomicPaths finds any, without building the paths (the common case: none). */
+function setsAtomic(shape: Shape, value: unknown): boolean {
+  if (isObject(value) && (shape.t === 'o' || shape.t === 'm')) {
+    if (isAtomicMap(shape)) return true;
+    if (shape.t !== 'o') return false;
+    const fields = structSchema(shape.n)?.fields ?? {};
+    for (const key of Object.keys(value)) {
+      const fs = ownValue(fields, key);
+      if (fs !== undefined && setsAtomic(fs, value[key])) return true;
+    }
+    return false;
+  }
+  if (isObject(value) && shape.t === 'u') return 'metadata' in value && setsAtomic(fieldShape(shape, 'metadata')!, value['metadata']);
+  if (Array.isArray(value) && shape.t === 'l') {
+    if (shape.lt === 'atomic') return true;
+    for (const item of value) if (setsAtomic(shape.e, item)) return true;
+  }
+  return false;
+}
+
+function collectAtomicPaths(shape: Shape, value: unknown, path: string): string[] {
   const found: string[] = [];
   if (isObject(value) && (shape.t === 'o' || shape.t === 'm')) {
     if (isAtomicMap(shape)) found.push(path);
@@ -111,15 +171,15 @@ export function atomicPaths(shape: Shape, value: unknown, path = ''): string[] {
       const fields = structSchema(shape.n)?.fields ?? {};
       for (const [key, child] of Object.entries(value)) {
         const fs = ownValue(fields, key);
-        if (fs !== undefined) found.push(...atomicPaths(fs, child, `${path}.${key}`));
+        if (fs !== undefined) found.push(...collectAtomicPaths(fs, child, `${path}.${key}`));
       }
     }
   } else if (isObject(value) && shape.t === 'u') {
     // an unknown kind: only metadata has a schema
-    if ('metadata' in value) found.push(...atomicPaths(fieldShape(shape, 'metadata')!, value['metadata'], `${path}.metadata`));
+    if ('metadata' in value) found.push(...collectAtomicPaths(fieldShape(shape, 'metadata')!, value['metadata'], `${path}.metadata`));
   } else if (Array.isArray(value) && shape.t === 'l') {
     if (shape.lt === 'atomic') found.push(path);
-    value.forEach((item, i) => found.push(...atomicPaths(shape.e, item, `${path}[${i}]`)));
+    value.forEach((item, i) => found.push(...collectAtomicPaths(shape.e, item, `${path}[${i}]`)));
   }
   return found;
 }
@@ -135,11 +195,13 @@ interface MergeFrame {
   readonly list: boolean;
   readonly jobs: readonly MergeJob[];
   readonly results: unknown[];
+  /** the live map or list (undefined: none) */
+  readonly live: JsonObject | unknown[] | undefined;
 }
 
 type MergeStep = { readonly value: unknown } | { readonly frame: MergeFrame };
 
-const frame = (list: boolean, jobs: MergeJob[]): MergeStep => ({ frame: { list, jobs, results: [] } });
+const frame = (list: boolean, jobs: MergeJob[], live: JsonObject | unknown[] | undefined): MergeStep => ({ frame: { list, jobs, results: [], live } });
 
 function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const live = isObject(lhs) ? lhs : undefined;
@@ -147,14 +209,16 @@ function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const jobs: MergeJob[] = [];
   if (live !== undefined) {
     for (const key of Object.keys(live)) {
-      jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: Object.hasOwn(rhs, key) ? rhs[key] : undefined });
+      // a field the configuration does not set keeps its live value (mergeStep's first case)
+      if (!Object.hasOwn(rhs, key) || rhs[key] === undefined) jobs.push({ key, asIs: live[key] });
+      else jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: rhs[key] });
     }
   }
   for (const key of Object.keys(rhs)) {
     if (live !== undefined && Object.hasOwn(live, key)) continue;
     jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: undefined, rhs: rhs[key] });
   }
-  return frame(false, jobs);
+  return frame(false, jobs, live);
 }
 
 function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): MergeStep {
@@ -195,7 +259,7 @@ function mergeLists(shape: ListShape, lhs: unknown, rhs: unknown[]): MergeStep {
   for (const k of appliedOrder) {
     if (!liveKeys.has(k)) jobs.push({ shape: shape.e, lhs: undefined, rhs: applied.get(k) });
   }
-  return frame(true, jobs);
+  return frame(true, jobs, Array.isArray(lhs) ? (lhs as unknown[]) : undefined);
 }
 
 /** One step of the merge: the merged value, or the map or list whose children must be merged first. */
@@ -222,8 +286,33 @@ function mergeStep(shape: Shape, lhs: unknown, rhs: unknown): MergeStep {
   }
 }
 
+/**
+ * Whether the merge left the live container as it was: the same children, in the same places. It is then the result
+ * itself, so a configuration that changes nothing changes no value's identity (the request's memos of CEL values,
+ * pruning, defaulting and decoding, keyed by identity, keep holding).
+ */
+function unchanged(f: MergeFrame): boolean {
+  const live = f.live;
+  if (live === undefined || f.results.length !== f.jobs.length) return false;
+  if (f.list) {
+    const list = live as unknown[];
+    if (list.length !== f.results.length) return false;
+    for (let i = 0; i < list.length; i++) if (f.results[i] !== list[i]) return false;
+    return true;
+  }
+  const map = live as JsonObject;
+  let count = 0;
+  for (let i = 0; i < f.jobs.length; i++) {
+    const key = f.jobs[i]!.key!;
+    if (!Object.hasOwn(map, key) || map[key] !== f.results[i]) return false;
+    count++;
+  }
+  return count === Object.keys(map).length;
+}
+
 /** The merged container: absent children left out, and an empty result absent itself. */
 function finish(f: MergeFrame): unknown {
+  if (unchanged(f)) return f.live;
   if (f.list) {
     const out = f.results.filter((v) => v !== undefined);
     return out.length > 0 ? out : undefined;

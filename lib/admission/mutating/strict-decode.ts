@@ -19,15 +19,26 @@ import { decodeTypes } from './decode-types.generated.js';
 
 type JsonObject = { [key: string]: Parameters<StrictWalker['object']>[0][string] };
 
+/**
+ * What quantityError said of recent quantity texts: a pure function of the text, and a request's object repeats the
+ * same few quantities (each container's requests and limits, after every JSON Patch). Bounded: cleared when full.
+ */
+const quantityErrors = new Map<string, string | undefined>();
+const quantityErrorsLimit = 1024;
+
 /** resource.Quantity UnmarshalJSON: the value's JSON text, unquoted and trimmed, through ParseQuantity. */
 function quantityError(value: unknown): string | undefined {
   const text = typeof value === 'string' ? value.trim() : stringifyJson(value);
+  if (quantityErrors.has(text)) return quantityErrors.get(text);
+  let error: string | undefined;
   try {
     parseQuantity(text);
-    return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    error = err instanceof Error ? err.message : String(err);
   }
+  if (quantityErrors.size >= quantityErrorsLimit) quantityErrors.clear();
+  quantityErrors.set(text, error);
+  return error;
 }
 
 /** apiextensions/v1 JSONSchemaPropsOrBool UnmarshalJSON (marshal.go): a schema object, true or false. */

@@ -29,12 +29,50 @@ interface PruneField {
 const leaf: PruneType = { t: 'leaf' };
 const pruneTypes = new Map<string, PruneType>();
 
+/** The schema type a Go type name leads to through pointers, lists and maps (undefined: a scalar). */
+function structOf(type: string): string | undefined {
+  let t = type;
+  for (;;) {
+    if (t.startsWith('*')) t = t.slice(1);
+    if (t.startsWith('[]')) t = t.slice(2);
+    else if (t.startsWith('map[')) t = t.slice(t.indexOf(']') + 1);
+    else return Object.hasOwn(decodeTypes().types, t) ? t : undefined;
+  }
+}
+
+let holdingMaps: ReadonlySet<string> | undefined;
+
+/**
+ * The schema types whose values can hold a map field at some depth (their own, or one of a struct reached through
+ * pointers, lists and maps): the only ones pruning has anything to drop in. The others — a probe, an env var, a
+ * security context — are not walked at all. Computed once for the process, to a fixpoint (types may be recursive).
+ */
+function typesHoldingMaps(): ReadonlySet<string> {
+  if (holdingMaps !== undefined) return holdingMaps;
+  const types = decodeTypes().types;
+  const holding = new Set<string>();
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [name, type] of Object.entries(types)) {
+      if (holding.has(name)) continue;
+      if (Object.values(type.fields).some((f) => f.type.startsWith('map[') || holding.has(structOf(f.type) ?? ''))) {
+        holding.add(name);
+        changed = true;
+      }
+    }
+  }
+  return (holdingMaps = holding);
+}
+
 /** The PruneType of a Go type name (`*T`, `[]T`, `map[string]T`, a schema name, or a scalar). */
 function pruneType(type: string): PruneType {
   const t = type.startsWith('*') ? type.slice(1) : type;
   let known = pruneTypes.get(t);
   if (known !== undefined) return known;
-  if (t.startsWith('[]')) known = { t: 'list', element: pruneType(t.slice(2)) };
+  // a value that cannot hold a map field has nothing to prune: a leaf, never walked
+  const inner = structOf(t);
+  if (inner === undefined || !typesHoldingMaps().has(inner)) known = leaf;
+  else if (t.startsWith('[]')) known = { t: 'list', element: pruneType(t.slice(2)) };
   else if (t.startsWith('map[')) known = { t: 'map', element: pruneType(t.slice(t.indexOf(']') + 1)) };
   else if (Object.hasOwn(decodeTypes().types, t)) {
     // registered before its fields, which may lead back to it (recursive types)

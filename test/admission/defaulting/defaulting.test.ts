@@ -9,8 +9,21 @@ import { defaultedParts, defaultObject } from '../../../lib/admission/defaulting
 import { parseImageTag } from '../../../lib/admission/defaulting/image.js';
 import { loadHooks, mutate, pod, policy, requestFor } from '../mutating/helpers.js';
 
+/** `o` and everything in it frozen: a write to the original object throws (ES modules are strict). */
+function deepFreeze<T>(o: T): T {
+  const pending: unknown[] = [o];
+  for (let v = pending.pop(); v !== undefined; v = pending.pop()) {
+    if (typeof v !== 'object' || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    pending.push(...Object.values(v));
+  }
+  return o;
+}
+
+// Every case defaults a frozen object: defaulting writes only copies (object.ts Draft), never the value it was given,
+// which later versions of the request's object share.
 const d = (o: Record<string, unknown>): Record<string, unknown> =>
-  defaultObject(o, { apiVersion: String(o['apiVersion']), kind: String(o['kind']) }) as Record<string, unknown>;
+  defaultObject(deepFreeze(o), { apiVersion: String(o['apiVersion']), kind: String(o['kind']) }) as Record<string, unknown>;
 
 const containerDefaults = { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
 const podSpecDefaults = { dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: 'default-scheduler' };
@@ -201,6 +214,66 @@ describe('defaulting with a request\'s memo of parts that need nothing', () => {
     const out = defaultObject(later, kind, memo);
     assert.deepEqual(volume, { name: 'data', emptyDir: {} }, 'the shared volume is not written in place');
     assert.deepEqual(out, d(later));
+  });
+});
+
+// Copy on write (object.ts Draft): a write copies the maps and lists on its path from the root, once; everything else
+// is the original value, so the request's later steps (CEL values, pruning, the strict decode, the answer's diff)
+// meet it again by identity.
+describe('copy on write', () => {
+  it('a Pod needing nothing is returned as it is; one needing a default shares every part off the written paths', () => {
+    const done = { name: 'done', image: 'x:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults };
+    const volume = { name: 'v', emptyDir: {} };
+    const ready = deepFreeze(pod({ ...podSpecDefaults, enableServiceLinks: true, containers: [done], volumes: [volume] }));
+    assert.equal(defaultObject(ready, { apiVersion: 'v1', kind: 'Pod' }), ready);
+
+    const probe = { httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
+    const needy = { name: 'needy', image: 'y:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults, livenessProbe: probe, readinessProbe: { exec: { command: ['true'] } }, env: [{ name: 'A', value: 'a' }] };
+    type PodShape = Record<string, unknown> & { spec: { containers: Array<Record<string, unknown>>; volumes: unknown[] } };
+    const input = deepFreeze({ ...ready, status: { phase: 'Pending' }, spec: { ...(ready['spec'] as object), containers: [done, needy] } }) as unknown as PodShape;
+    const out = defaultObject(input, { apiVersion: 'v1', kind: 'Pod' }) as PodShape;
+    assert.deepEqual(out.spec.containers[1]!['readinessProbe'], { exec: { command: ['true'] }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    assert.notEqual(out, input);
+    assert.equal(out['metadata'], input['metadata']);
+    assert.equal(out['status'], input['status']);
+    assert.equal(out.spec.volumes, input.spec.volumes);
+    assert.equal(out.spec.containers[0], done);
+    assert.notEqual(out.spec.containers[1], needy);
+    assert.equal(out.spec.containers[1]!['livenessProbe'], probe, 'a sibling of the written probe stays shared');
+    assert.equal(out.spec.containers[1]!['env'], needy.env);
+  });
+
+  it('several writes below one place build on one copy, in the order upstream writes them', () => {
+    const input = deepFreeze(pod({ containers: [{ name: 'c', image: 'c:1', livenessProbe: { tcpSocket: { port: 1 } }, readinessProbe: { tcpSocket: { port: 2 } } }] }));
+    const out = defaultObject(input, { apiVersion: 'v1', kind: 'Pod' }) as { spec: { containers: Array<Record<string, unknown>> } };
+    const c = out.spec.containers[0]!;
+    assert.deepEqual(Object.keys(c), ['name', 'image', 'livenessProbe', 'readinessProbe', 'imagePullPolicy', 'terminationMessagePath', 'terminationMessagePolicy']);
+    assert.deepEqual(Object.keys(c['livenessProbe'] as object), ['tcpSocket', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']);
+    assert.deepEqual(Object.keys(out.spec), ['containers', 'enableServiceLinks', 'dnsPolicy', 'restartPolicy', 'securityContext', 'terminationGracePeriodSeconds', 'schedulerName']);
+  });
+
+  it('one container object at two places (a JSON Patch copy) is defaulted at each, the original untouched', () => {
+    const shared = deepFreeze({ name: 'c', image: 'c:1', resources: { limits: { cpu: '1' } } });
+    const out = defaultObject(deepFreeze(pod({ containers: [shared], initContainers: [shared] })), { apiVersion: 'v1', kind: 'Pod' }, defaultedParts()) as { spec: { containers: unknown[]; initContainers: unknown[] } };
+    const expected = { name: 'c', image: 'c:1', resources: { limits: { cpu: '1' }, requests: { cpu: '1' } }, imagePullPolicy: 'IfNotPresent', ...containerDefaults };
+    assert.deepEqual(out.spec.containers[0], expected);
+    assert.deepEqual(out.spec.initContainers[0], expected);
+    assert.notEqual(out.spec.containers[0], out.spec.initContainers[0]);
+  });
+
+  it('a read after a write at the same place sees the write (StatefulSet: the strategy type, then its partition)', () => {
+    const out = d({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' }, spec: { updateStrategy: {} } }) as { spec: { updateStrategy: unknown } };
+    assert.deepEqual(out.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+  });
+
+  it('the memo holds what a write made: a later version sharing the defaulted container skips and shares it', () => {
+    const memo = defaultedParts();
+    const first = defaultObject(deepFreeze(pod({ containers: [{ name: 'c', image: 'c:1' }] })), { apiVersion: 'v1', kind: 'Pod' }, memo) as { spec: Record<string, unknown> & { containers: unknown[] } };
+    const defaulted = deepFreeze(first.spec.containers[0]!);
+    const later = deepFreeze({ ...first, spec: { ...first.spec, containers: [defaulted, { name: 'd', image: 'd:1' }] } });
+    const out = defaultObject(later, { apiVersion: 'v1', kind: 'Pod' }, memo) as { spec: { containers: unknown[] } };
+    assert.equal(out.spec.containers[0], defaulted);
+    assert.deepEqual(out, defaultObject(structuredClone(later), { apiVersion: 'v1', kind: 'Pod' }));
   });
 });
 

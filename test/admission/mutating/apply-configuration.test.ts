@@ -159,6 +159,36 @@ describe('merge cases', () => {
     assert.deepEqual(live, before, 'the live object is not modified');
   });
 
+  // merge.ts: a container the merge leaves as it was is the live one itself, so the request's memos keyed by identity
+  // (CEL values, pruning, defaulting, the strict decode) keep holding after a configuration that changes nothing
+  it('a configuration that changes nothing gives the live object itself; one that changes a field shares the rest', () => {
+    assert.equal(merge({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'log', image: 'log:1' }], nodeSelector: null } }), live);
+    assert.equal(merge({}), live);
+    const out = merge({ spec: { containers: [{ name: 'app', env: [{ name: 'B', value: 'two' }] }] } });
+    const liveSpec = spec(live);
+    assert.notEqual(out, live);
+    assert.equal(out['metadata'], live['metadata']);
+    assert.equal(spec(out).containers[1], liveSpec.containers[1]);
+    assert.equal(spec(out).containers[0]!['ports'], liveSpec.containers[0]!['ports']);
+    assert.equal((spec(out).containers[0]!['env'] as unknown[])[0], (liveSpec.containers[0]!['env'] as unknown[])[0]);
+    assert.deepEqual((spec(out).containers[0]!['env'] as unknown[])[1], { name: 'B', value: 'two' });
+    assert.equal(spec(out).tolerations, liveSpec.tolerations);
+    // a scalar set to what it holds, a new key, a removal: each a change
+    assert.equal(merge({ spec: { containers: [{ name: 'app', image: 'app:1' }] } }), live);
+    assert.notEqual(merge({ spec: { containers: [{ name: 'app', workingDir: '/' }] } }), live);
+    assert.notEqual(merge({ spec: { containers: [{ name: 'app', image: null }] } }), live);
+  });
+
+  it('a configuration that changes nothing answers no patch, also with a policy reinvoked after it', async () => {
+    const hooks = loadHooks(
+      policy('a-same', [{ applyConfiguration: 'Object{metadata: Object.metadata{labels: {"app": "web"}}}' }], { reinvocationPolicy: 'IfNeeded' }) +
+      policy('b-same', [{ applyConfiguration: 'Object{spec: Object.spec{containers: [Object.spec.containers{name: "log", image: "log:1"}]}}' }]),
+    );
+    const out = await mutate(hooks, requestFor(defaulted(live)));
+    assert.equal(out.response.allowed, true);
+    assert.equal(out.response.patch, undefined);
+  });
+
   it('a kind without shipped schema merges maps and replaces lists', () => {
     const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', labels: { a: '1' } }, spec: { items: [1, 2], nested: { x: 1 } } };
     const out = mergeValue(rootShape('example.com/v1', 'Widget'), widget, { metadata: { labels: { b: '2' } }, spec: { items: [3], nested: { y: 2 } } });

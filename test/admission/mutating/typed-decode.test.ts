@@ -58,6 +58,18 @@ describe('a field of the wrong type', () => {
       'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.minReadySeconds of type int32');
   });
 
+  // strict-decode.ts remembers what ParseQuantity said of each text, across requests: a text's answer is its own
+  it('a quantity is judged by its own text whatever came before (the remembered answers of other requests)', async () => {
+    const limits = (cpu: string): string => `[JSONPatch{op: "add", path: "/spec/template/spec/containers/0/resources", value: {"limits": {"cpu": "${cpu}"}}}]`;
+    const bad = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    for (const [cpu, error] of [['2', undefined], ['lots', bad], ['2', undefined], ['lots', bad], [' 2 ', undefined], ['2x', bad]] as const) {
+      const hooks = loadHooks(policy('jp', [{ jsonPatch: limits(cpu) }], { group: 'apps', resources: 'deployments' }));
+      const { response } = await mutate(hooks, requestFor(structuredClone(deployment)));
+      if (error === undefined) assert.equal(response.allowed, true, cpu);
+      else assert.equal(await decodeFailure(limits(cpu)), error);
+    }
+  });
+
   it('values of the right type decode (int for int32, number for a quantity, string for an IntOrString)', async () => {
     const hooks = loadHooks(policy('jp', [{ jsonPatch: '[JSONPatch{op: "replace", path: "/spec/replicas", value: 3}, JSONPatch{op: "add", path: "/spec/template/spec/containers/0/resources", value: {"limits": {"cpu": 2}}}, JSONPatch{op: "add", path: "/spec/strategy", value: {"type": "RollingUpdate"}}, JSONPatch{op: "add", path: "/spec/strategy/rollingUpdate", value: {"maxSurge": "50%"}}]' }], { group: 'apps', resources: 'deployments' }));
     const { response } = await mutate(hooks, requestFor(structuredClone(deployment)));
