@@ -84,9 +84,13 @@ type LabelTrie = Map<string, LabelTrie | HistogramCell>;
 export class HistogramSeries {
   private readonly root: LabelTrie = new Map();
   private readonly cells: HistogramCell[] = [];
-  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
+  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {
+    // an unlabelled histogram has its one series from the start, rendered with zeros before any observation
+    if (labelNames.length === 0) this.newCell([]);
+  }
 
   private cell(values: readonly string[]): HistogramCell {
+    if (values.length === 0) return this.cells[0] ?? this.newCell(values);
     let node = this.root;
     const last = values.length - 1;
     for (let i = 0; i < last; i++) {
@@ -95,11 +99,13 @@ export class HistogramSeries {
       node = next;
     }
     let s = node.get(values[last]!) as HistogramCell | undefined;
-    if (s === undefined) {
-      s = { values: [...values], labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
-      node.set(values[last]!, s);
-      this.cells.push(s);
-    }
+    if (s === undefined) node.set(values[last]!, (s = this.newCell(values)));
+    return s;
+  }
+
+  private newCell(values: readonly string[]): HistogramCell {
+    const s = { values: [...values], labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
+    this.cells.push(s);
     return s;
   }
 
