@@ -2,7 +2,7 @@
 // current (and previous) snapshot of each policy plugin. Two kinds of task:
 //   - review(): a whole request (ReviewTask: the body bytes, endpoint, deadline, snapshot hash), the daemon's hot
 //     path. The worker decodes, matches, evaluates, records the check metrics and encodes the answer; the main thread
-//     only writes the bytes that come back. Buffers are transferred.
+//     only writes the bytes that come back. One buffer per batch each way (review-codec.ts), the tasks' transferred.
 //   - evaluate(): the matched policies of a request the main thread has parsed and matched (PolicyTask), for the
 //     handlers of parsed reviews (the paths that call static webhooks); the main thread applies the bindings' actions
 //     to what comes back.
@@ -26,6 +26,7 @@
 // in a shared table, and when a request is abandoned the pool terminates any worker still busy past its request's
 // deadline. Piscina replaces dead workers; a new worker says hello on the channel and gets the current snapshot.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
@@ -47,7 +48,7 @@ import type { PoolMetrics, WorkerFailureReason } from './metrics.js';
 import { defaultHeldAfterMs, HeldWorkers } from './held.js';
 import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
-import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
+import { decodeReviewAnswers, encodeReviewTasks, endpointCode } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -82,7 +83,7 @@ export class PolicyPool {
   readonly #readyWaiters = new Set<() => void>();
   readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
   readonly #policyTasks: Lane<TaskOutcome>;
-  readonly #reviews: Lane<WorkerAnswer>;
+  readonly #reviews: Lane<WorkerAnswer, ReviewTask>;
   /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
   readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
@@ -135,8 +136,14 @@ export class PolicyPool {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
       name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
-    this.#reviews = new Lane(this.#piscina, maxBatch, {
+    this.#reviews = new Lane<WorkerAnswer, ReviewTask>(this.#piscina, maxBatch, {
       name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
+      // a batch's tasks written into one buffer as it goes, transferred: one allocation and one transfer per batch
+      pack: (tasks) => {
+        const buffer = encodeReviewTasks(tasks);
+        return { payload: buffer, transferList: [buffer.buffer as ArrayBuffer] };
+      },
+      size: (task) => task.body.byteLength,
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
@@ -261,14 +268,14 @@ export class PolicyPool {
   review(task: ReviewTask): Promise<PoolReview>;
   review<T>(task: ReviewTask, then: (review: PoolReview) => T): Promise<T>;
   review<T>(task: ReviewTask, then?: (review: PoolReview) => T): Promise<T | PoolReview> {
-    const buffer = encodeReviewTask(task);
+    endpointCode(task.endpoint);
     const started = this.#started();
     return new Promise<T | PoolReview>((resolve, reject) => {
-      this.#reviews.submit(buffer, (outcome) => {
+      this.#reviews.submit(task, (outcome) => {
         this.#inFlight--;
         let review: PoolReview;
         if ('status' in outcome) {
-          this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
+          this.#metrics?.taskDone((performance.now() - started) / 1e3);
           review = { answer: outcome };
         } else review = this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome);
         // a `then` that throws rejects this request alone, not its batch-mates
@@ -281,11 +288,12 @@ export class PolicyPool {
     });
   }
 
-  #started(): bigint {
+  /** Counts a request handed over; when it was (performance.now(), ms: a double, where hrtime.bigint() allocates). */
+  #started(): number {
     this.#inFlight++;
     this.#tasksSent++;
     this.#metrics?.taskStarted();
-    return process.hrtime.bigint();
+    return performance.now();
   }
 
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
@@ -342,7 +350,7 @@ export class PolicyPool {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#policyTasks.submit(task, (outcome) => {
         if ('evaluations' in outcome) {
-          this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
+          this.#metrics?.taskDone((performance.now() - started) / 1e3);
           finish({ evaluations: [...outcome.evaluations] });
           return;
         }
