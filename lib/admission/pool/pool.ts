@@ -88,6 +88,7 @@ export class PolicyPool {
   readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
   #tasksSent = 0;
+  #ids: readonly number[] | undefined;
   #closed = false;
 
   constructor(options: PolicyPoolOptions) {
@@ -148,7 +149,13 @@ export class PolicyPool {
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
     // a new worker has compiled nothing yet
-    this.#piscina.on('workerCreate', () => this.#snapshots.workerStarted());
+    this.#piscina.on('workerCreate', () => {
+      this.#snapshots.workerStarted();
+      this.#ids = undefined;
+    });
+    this.#piscina.on('workerDestroy', () => {
+      this.#ids = undefined;
+    });
     if (options.registry) {
       this.#metrics = createPoolMetrics(options.registry, {
         queueSize: () => this.#piscina.queueSize,
@@ -238,8 +245,13 @@ export class PolicyPool {
     return this.#snapshots.hasCompiled(plugin, hash, () => this.#threadIds());
   }
 
-  #threadIds(): number[] {
-    return this.#piscina.threads.map((w) => w.threadId);
+  /**
+   * The worker threads' ids, in Piscina's order, read per request (heldBy): Piscina's `threads` builds a new array
+   * on every read, so the ids are kept until a worker is created or destroyed.
+   */
+  #threadIds(): readonly number[] {
+    this.#ids ??= this.#piscina.threads.map((w) => w.threadId);
+    return this.#ids;
   }
 
   /** Resolves once every worker has compiled the current snapshots (startup, after a reload); rejects after timeoutMs. */
