@@ -18,6 +18,15 @@ export type WorkerFailureReason =
   /** the task failed on the worker (its snapshot never arrived, an internal error) */
   | 'error';
 
+/** Why a task did not come back (`rejected`: Piscina rejected it; otherwise the worker answered with an error). */
+export function workerFailureReason(err: unknown, message: string, rejected: boolean): WorkerFailureReason {
+  if (!rejected) return 'error';
+  // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
+  // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
+  if ((err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') return 'memory';
+  return /worker exited/i.test(message) ? 'crash' : 'error';
+}
+
 export interface PoolGaugeSource {
   /** Piscina tasks (batches of requests) waiting in its queue (beyond every worker's concurrentTasksPerWorker) */
   queueSize(): number;

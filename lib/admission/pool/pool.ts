@@ -29,8 +29,6 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { Worker } from 'node:worker_threads';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Logger } from '../../log/logger.js';
 import type { PluginName } from '../../manifest/plugins.js';
@@ -43,13 +41,14 @@ import { Lane } from './batches.js';
 import { decodeBatchResults, encodeTask } from './codec.js';
 import type { TaskOutcome } from './codec.js';
 import { CompiledSnapshots } from './compiled.js';
-import { createPoolMetrics } from './metrics.js';
+import { createPoolMetrics, workerFailureReason } from './metrics.js';
 import type { PoolMetrics, WorkerFailureReason } from './metrics.js';
 import { defaultHeldAfterMs, HeldWorkers } from './held.js';
 import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
 import { decodeReviewAnswers, encodeReviewTasks, endpointCode } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
+import { WorkerUtilization } from './utilization.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
 import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads, defaultWorkerMaxOldSpaceMb } from './options.js';
@@ -81,7 +80,7 @@ export class PolicyPool {
   readonly #metrics: PoolMetrics | undefined;
   readonly #snapshots: CompiledSnapshots;
   readonly #readyWaiters = new Set<() => void>();
-  readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
+  readonly #utilization = new WorkerUtilization();
   readonly #policyTasks: Lane<TaskOutcome>;
   readonly #reviews: Lane<WorkerAnswer, ReviewTask>;
   /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
@@ -204,24 +203,9 @@ export class PolicyPool {
     return this.#piscina;
   }
 
-  /**
-   * How busy the workers were since the previous call (the first call: since they started), 0 to 1: the mean of
-   * the worker threads' event-loop utilization. Piscina's own `utilization` is not used: in 5.3 it divides seconds
-   * by milliseconds (1000× too small) and adds up task run times that overlap when a worker holds several tasks.
-   */
+  /** How busy the workers were since the previous call, 0 to 1 (utilization.ts). */
   utilization(): number {
-    const threads = this.#piscina.threads;
-    if (threads.length === 0) return 0;
-    let sum = 0;
-    for (const worker of threads) {
-      const now = worker.performance.eventLoopUtilization();
-      const last = this.#lastELU.get(worker);
-      this.#lastELU.set(worker, now);
-      const u = last ? worker.performance.eventLoopUtilization(now, last).utilization : now.utilization;
-      // a worker's first readings, before its event loop has run, can be off by a little either way
-      sum += Number.isFinite(u) ? Math.min(1, Math.max(0, u)) : 0;
-    }
-    return sum / threads.length;
+    return this.#utilization.since(this.#piscina.threads);
   }
 
   /** A new snapshot (a reload): every worker compiles it; tasks matched against it wait for it on their worker. */
@@ -311,11 +295,7 @@ export class PolicyPool {
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
   #failed(err: unknown, rejected: boolean, counted = true): { readonly failure: WorkerFailureReason; readonly message: string } {
     const message = err instanceof Error ? err.message : String(err);
-    // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
-    // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
-    const reason: WorkerFailureReason = !rejected ? 'error'
-      : (err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory'
-        : /worker exited/i.test(message) ? 'crash' : 'error';
+    const reason = workerFailureReason(err, message, rejected);
     if (counted) {
       this.#metrics?.failure(reason);
       this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
