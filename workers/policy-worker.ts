@@ -2,10 +2,11 @@
 // the main thread read for them (worker-snapshots.ts: compiled once per snapshot, reloads compiled in slices between
 // tasks; a worker started later says hello on the pool's channel and gets the current snapshots).
 //
-// Two task functions, each taking the buffers of the requests the main thread handed over together:
-//   - review (the daemon's hot path): ReviewTask buffers, whole requests. Per request: decode the AdmissionReview
-//     bytes (a malformed one gets its 400), match, evaluate, record the check metrics here, encode the answer — the
-//     same code the main thread runs inline (lib/review/evaluate.ts). One ReviewAnswers buffer answers them all.
+// Two task functions, each taking the requests the main thread handed over together:
+//   - review (the daemon's hot path): one buffer of review tasks, whole requests. Per request: decode the
+//     AdmissionReview bytes (a malformed one gets its 400), match, evaluate, record the check metrics here, encode
+//     the answer — the same code the main thread runs inline (lib/review/evaluate.ts). One buffer answers them all
+//     (review-codec.ts).
 //   - the default export: PolicyTask buffers, requests the main thread has matched; only their policies are
 //     evaluated here. One PolicyBatchResults buffer answers them all.
 // While a request is evaluated, its deadline is in this worker's watchdog slot: the main thread terminates a worker
@@ -15,8 +16,8 @@ import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
 import type { AdmissionRequest } from '../lib/api/admission.js';
 import { decodeTask, encodeBatchResults } from '../lib/admission/pool/codec.js';
 import type { TaskOutcome } from '../lib/admission/pool/codec.js';
-import { decodeReviewTask, encodeReviewAnswers } from '../lib/admission/pool/review-codec.js';
-import type { WorkerAnswer } from '../lib/admission/pool/review-codec.js';
+import { decodeReviewTasks, encodeReviewAnswers } from '../lib/admission/pool/review-codec.js';
+import type { ReviewTask, WorkerAnswer } from '../lib/admission/pool/review-codec.js';
 import { currentThreadId, setThreadNice } from '../lib/admission/pool/priority.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
 import type { ChannelMessage, PolicyWorkerData } from '../lib/admission/pool/protocol.js';
@@ -114,12 +115,12 @@ function testHook(uid: string | undefined): void {
  * A task's buffer decoded and its snapshot at hand, or why it is not evaluated: malformed, its deadline already
  * passed (the main thread answered by the failure policy: no time is spent on it), its snapshot never arrived.
  */
-async function prepare<T extends { readonly deadline: number; readonly snapshotHash: string }>(
-  kind: string, buffer: Uint8Array, decode: (b: Uint8Array) => T, plugin: (task: T) => PluginName,
+async function prepare<I, T extends { readonly deadline: number; readonly snapshotHash: string }>(
+  kind: string, input: I, decode: (input: I) => T, plugin: (task: T) => PluginName,
 ): Promise<{ readonly task: T; readonly snapshot: WorkerSnapshot } | { readonly error: string }> {
   let task: T;
   try {
-    task = decode(buffer);
+    task = decode(input);
   } catch (err) {
     return { error: `malformed ${kind} task: ${errorMessage(err)}` };
   }
@@ -198,8 +199,8 @@ const thread: ThreadContext = {
   onlyBeforeDeadline: true,
 };
 
-async function reviewOne(buffer: Uint8Array): Promise<WorkerAnswer> {
-  const prepared = await prepare('review', buffer, decodeReviewTask, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
+async function reviewOne(decoded: ReviewTask): Promise<WorkerAnswer> {
+  const prepared = await prepare('review', decoded, (t) => t, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
   if ('error' in prepared) return prepared;
   const { task, snapshot } = prepared;
   const mutate = task.endpoint === '/mutate';
@@ -224,9 +225,9 @@ function wire(answer: { readonly status: number; readonly body: Uint8Array; read
   return { status: answer.status, body: answer.body, reason: answer.fault?.reason ?? '', message: answer.fault?.message ?? '' };
 }
 
-/** The review task function: whole requests (ReviewTask buffers), answered with one ReviewAnswers buffer. */
-export async function review(tasks: readonly Uint8Array[]): Promise<Uint8Array> {
+/** The review task function: a batch of whole requests in one buffer, answered with one buffer (review-codec.ts). */
+export async function review(batch: Uint8Array): Promise<Uint8Array> {
   const answers: WorkerAnswer[] = [];
-  for (const task of tasks) answers.push(await reviewOne(task));
+  for (const task of decodeReviewTasks(batch)) answers.push(await reviewOne(task));
   return encodeReviewAnswers(answers);
 }

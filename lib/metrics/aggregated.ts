@@ -40,23 +40,50 @@ function labelsOf(names: readonly string[], values: readonly string[]): Record<s
   return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
 }
 
+/**
+ * Series by label values in a trie: a series is found by one map lookup per label, without building a key string
+ * (a joined key cost a string and its hash on every call: the listener counts every request).
+ */
+class SeriesTrie<C> {
+  readonly #root = new Map<string, unknown>();
+  /** every series, in the order created; the unlabelled one is the first and only */
+  readonly cells: C[] = [];
+
+  constructor(private readonly create: (values: readonly string[]) => C) {}
+
+  find(values: readonly string[]): C {
+    if (values.length === 0) return this.cells[0] ?? this.#add(this.#root, '', values);
+    let node = this.#root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = node.get(values[i]!) as Map<string, unknown> | undefined;
+      if (next === undefined) node.set(values[i]!, (next = new Map()));
+      node = next;
+    }
+    return (node.get(values[last]!) as C | undefined) ?? this.#add(node, values[last]!, values);
+  }
+
+  #add(node: Map<string, unknown>, key: string, values: readonly string[]): C {
+    const cell = this.create(values);
+    node.set(key, cell);
+    this.cells.push(cell);
+    return cell;
+  }
+}
+
 /** Counter series by label values. */
 export class CounterSeries {
-  private readonly series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
-  constructor(private readonly labelNames: readonly string[]) {}
+  private readonly series: SeriesTrie<{ readonly labels: Record<string, string>; value: number }>;
+  constructor(labelNames: readonly string[]) {
+    this.series = new SeriesTrie((values) => ({ labels: labelsOf(labelNames, values), value: 0 }));
+  }
 
   inc(values: readonly string[], by = 1): void {
-    const key = values.join('\u0000');
-    let s = this.series.get(key);
-    if (s === undefined) {
-      s = { labels: labelsOf(this.labelNames, values), value: 0 };
-      this.series.set(key, s);
-    }
-    s.value += by;
+    this.series.find(values).value += by;
   }
 
   values(): MetricValue[] {
-    return [...this.series.values()].map((s) => ({ value: s.value, labels: s.labels }));
+    return this.series.cells.map((s) => ({ value: s.value, labels: s.labels }));
   }
 }
 
@@ -77,30 +104,21 @@ interface HistogramCell {
   readonly buckets: number[];
 }
 
-/** A trie of label values: a series is found by one map lookup per label, without building a key string. */
-type LabelTrie = Map<string, LabelTrie | HistogramCell>;
-
 /** Histogram series by label values; counts() also serves a `_total` counter over the same observations. */
 export class HistogramSeries {
-  private readonly root: LabelTrie = new Map();
-  private readonly cells: HistogramCell[] = [];
-  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {}
+  private readonly series: SeriesTrie<HistogramCell>;
+  private readonly cells: HistogramCell[];
+  constructor(private readonly name: string, private readonly labelNames: readonly string[], private readonly bounds: readonly number[]) {
+    this.series = new SeriesTrie((values) => ({
+      values: [...values], labels: labelsOf(labelNames, values), count: 0, sum: 0, buckets: new Array<number>(bounds.length + 1).fill(0),
+    }));
+    this.cells = this.series.cells;
+    // an unlabelled histogram has its one series from the start, rendered with zeros before any observation
+    if (labelNames.length === 0) this.series.find([]);
+  }
 
   private cell(values: readonly string[]): HistogramCell {
-    let node = this.root;
-    const last = values.length - 1;
-    for (let i = 0; i < last; i++) {
-      let next = node.get(values[i]!) as LabelTrie | undefined;
-      if (next === undefined) node.set(values[i]!, (next = new Map()));
-      node = next;
-    }
-    let s = node.get(values[last]!) as HistogramCell | undefined;
-    if (s === undefined) {
-      s = { values: [...values], labels: labelsOf(this.labelNames, values), count: 0, sum: 0, buckets: new Array<number>(this.bounds.length + 1).fill(0) };
-      node.set(values[last]!, s);
-      this.cells.push(s);
-    }
-    return s;
+    return this.series.find(values);
   }
 
   observe(values: readonly string[], v: number): void {

@@ -38,6 +38,7 @@ export class Deadlines {
       q.splice(lo, 0, entry);
     }
     if (at < this.#armedAt) this.#arm(at);
+    else if (q.length === this.#head + 1) this.#timer?.ref();
     return { cancel: () => this.#cancel(entry) };
   }
 
@@ -68,18 +69,22 @@ export class Deadlines {
     }
     while (this.#head < q.length && q[this.#head]!.fire === undefined) this.#head++;
     this.#compact();
-    if (this.#head < q.length) this.#arm(q[this.#head]!.at);
+    // #compact may have replaced the array
+    const rest = this.#queue;
+    if (this.#head < rest.length) this.#arm(rest[this.#head]!.at);
   }
 
-  /** Releases the array's front once most of it is gone (an empty queue at once, and its timer). */
+  /**
+   * Releases the array's front once most of it is gone (an empty queue at once). The timer stays armed, unref'd,
+   * when the queue empties: under load it empties and refills many times a second, and re-arming cost a Node timer
+   * each time; armed early, it finds nothing due when it fires and is armed again for the earliest entry then.
+   */
   #compact(): void {
     const q = this.#queue;
     if (this.#head === q.length) {
       this.#queue = [];
       this.#head = 0;
-      if (this.#timer !== undefined) clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#armedAt = Infinity;
+      this.#timer?.unref();
     } else if (this.#head > 1024 && this.#head * 2 > q.length) {
       this.#queue = q.slice(this.#head);
       this.#head = 0;

@@ -7,6 +7,8 @@ import { badRequest, ReviewError } from '../review/answer.js';
  * RFC 8259 §8.1) is refused like any other type; otherwise 415.
  */
 export function checkContentType(contentType: string | undefined): void {
+  // what kube-apiserver sends on every call, without the split and the parameter scan below
+  if (contentType === 'application/json') return;
   const [type, ...parameters] = (contentType ?? '').split(';');
   const mediaType = type!.trim().toLowerCase();
   const charset = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"(.*)"$/, '$1');
@@ -19,6 +21,7 @@ export function checkContentType(contentType: string | undefined): void {
 
 /** Checks Content-Encoding: none, identity or gzip; returns whether the body must be gunzipped; otherwise 415. */
 export function checkContentEncoding(contentEncoding: string | undefined): boolean {
+  if (contentEncoding === undefined) return false;
   const encoding = (contentEncoding ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'identity') return false;
   if (encoding === 'gzip' || encoding === 'x-gzip') return true;

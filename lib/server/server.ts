@@ -24,6 +24,7 @@ import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import type { Registry } from 'prom-client';
@@ -245,7 +246,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const receivedAt = Date.now();
     const rawURL = req.url ?? '/';
     const q = rawURL.indexOf('?');
@@ -260,7 +261,7 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       inFlight.delete(cancellation);
       if (!res.writableFinished) cancellation.abort(new Error('client closed the connection'));
       // code "0": the connection closed before an answer was written
-      metrics.answered(endpoint, res.headersSent ? String(res.statusCode) : '0', Number(process.hrtime.bigint() - start) / 1e9);
+      metrics.answered(endpoint, res.headersSent ? String(res.statusCode) : '0', (performance.now() - start) / 1e3);
     });
     handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), reviewer, cancellation, receivedAt).catch((err: unknown) => {
       if (err instanceof ReviewError) return reject(req, res, endpoint, err);

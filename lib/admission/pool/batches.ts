@@ -12,11 +12,24 @@ import type { Piscina } from 'piscina';
 
 type Settle<R> = (outcome: R | { readonly failed: unknown }) => void;
 
-export interface LaneOptions<R> {
+/** What one Piscina task carries for a batch, and the ArrayBuffers moved to the worker with it. */
+export interface Packed {
+  readonly payload: unknown;
+  readonly transferList?: ArrayBuffer[];
+}
+
+export interface LaneOptions<R, T = Uint8Array> {
   /** the worker's exported function (undefined: its default export) */
   readonly name: string | undefined;
-  /** transfer the request buffers' ArrayBuffers instead of copying them */
+  /** transfer the request buffers' ArrayBuffers instead of copying them (without `pack`) */
   readonly transfer: boolean;
+  /**
+   * A batch's requests as its Piscina task carries them, with what to transfer; default: the array of the requests'
+   * buffers (T = Uint8Array), transferred when `transfer`.
+   */
+  pack?(tasks: readonly T[]): Packed;
+  /** a request's size in bytes (batches are formed by size, see flush()); default its byteLength (T = Uint8Array) */
+  size?(task: T): number;
   /** worker threads that are not reserves (pool.ts): a turn's requests are split between these */
   readonly regular: number;
   /** one result per request of the batch, in order */
@@ -31,8 +44,14 @@ export interface LaneOptions<R> {
   readonly placing?: (bytes: number) => void;
 }
 
-export class Lane<R> {
-  #queue: Array<{ readonly task: Uint8Array; readonly settle: Settle<R> }> = [];
+interface Queued<R, T> {
+  readonly task: T;
+  readonly bytes: number;
+  readonly settle: Settle<R>;
+}
+
+export class Lane<R, T = Uint8Array> {
+  #queue: Array<Queued<R, T>> = [];
   #scheduled = false;
   /** batches posted to Piscina and not answered yet */
   #inFlight = 0;
@@ -40,12 +59,13 @@ export class Lane<R> {
   constructor(
     private readonly piscina: Piscina,
     private readonly maxBatch: number,
-    private readonly options: LaneOptions<R>,
+    private readonly options: LaneOptions<R, T>,
   ) {}
 
-  /** Queues one request's buffer; the queue goes to the workers once this turn of the event loop is over. */
-  submit(task: Uint8Array, settle: Settle<R>): void {
-    this.#queue.push({ task, settle });
+  /** Queues one request; the queue goes to the workers once this turn of the event loop is over. */
+  submit(task: T, settle: Settle<R>): void {
+    const bytes = this.options.size ? this.options.size(task) : (task as unknown as Uint8Array).byteLength;
+    this.#queue.push({ task, bytes, settle });
     if (this.#queue.length >= this.maxBatch * this.#threads()) this.flush();
     else if (!this.#scheduled) {
       this.#scheduled = true;
@@ -63,13 +83,13 @@ export class Lane<R> {
     // A batch is answered when its last request is: a request more than twice the size of the smallest in its batch
     // starts a batch of its own, so that small requests do not wait for a large one that may run to the CEL cost
     // limit (CEL's cost grows with the object; docs/adr/0004). Smallest first.
-    if (queue.length > 1) queue.sort((x, y) => x.task.byteLength - y.task.byteLength);
+    if (queue.length > 1) queue.sort((x, y) => x.bytes - y.bytes);
     const perBatch = Math.min(this.maxBatch, Math.ceil(queue.length / threads));
     let start = 0;
     while (start < queue.length && (start === 0 || this.#room())) {
-      const limit = 2 * queue[start]!.task.byteLength;
+      const limit = 2 * queue[start]!.bytes;
       let end = start + 1;
-      while (end < queue.length && end - start < perBatch && queue[end]!.task.byteLength <= limit) end++;
+      while (end < queue.length && end - start < perBatch && queue[end]!.bytes <= limit) end++;
       this.#run(queue.slice(start, end));
       start = end;
     }
@@ -94,14 +114,21 @@ export class Lane<R> {
     return Math.max(1, Math.min(this.options.regular, this.piscina.threads.length));
   }
 
-  #run(batch: ReadonlyArray<{ readonly task: Uint8Array; readonly settle: Settle<R> }>): void {
-    const { name, transfer, decode, missing } = this.options;
-    const tasks = batch.map((b) => b.task);
+  #pack(tasks: readonly T[]): Packed {
+    if (this.options.pack) return this.options.pack(tasks);
+    const buffers = tasks as unknown as readonly Uint8Array[];
+    return { payload: buffers, ...(this.options.transfer ? { transferList: buffers.map((t) => t.buffer as ArrayBuffer) } : {}) };
+  }
+
+  #run(batch: ReadonlyArray<Queued<R, T>>): void {
+    const { name, decode, missing } = this.options;
+    const { payload, transferList } = this.#pack(batch.map((b) => b.task));
     this.#inFlight++;
-    // the balancer runs inside run() when a worker can take the batch at once: it may weigh the batch's size (held.ts)
+    // the balancer runs inside run() when a worker can take the batch at once: it may weigh the batch's size (held.ts):
+    // the queue is sorted by size, so the batch's largest request is its last
     const placing = this.options.placing;
-    placing?.(tasks.reduce((max, t) => Math.max(max, t.byteLength), 0));
-    const running = this.piscina.run(tasks, { name: name ?? null, ...(transfer ? { transferList: tasks.map((t) => t.buffer as ArrayBuffer) } : {}) });
+    placing?.(batch[batch.length - 1]!.bytes);
+    const running = this.piscina.run(payload, { name: name ?? null, ...(transferList ? { transferList } : {}) });
     placing?.(0);
     running.then(
       (answer: Uint8Array) => {

@@ -10,8 +10,11 @@ export class CompiledSnapshots {
   readonly #previous = new Map<PluginName, SnapshotData>();
   /** snapshotKey → threadIds that compiled it */
   readonly #compiledBy = new Map<string, Set<number>>();
-  /** keys last found compiled on every worker (forgotten when a worker starts) */
-  readonly #everywhere = new Set<string>();
+  /**
+   * per plugin, the hashes last found compiled on every worker (forgotten when a worker starts): read on every
+   * request, so found by the snapshot's own hash string (its hash code cached) rather than a key built per call
+   */
+  readonly #everywhere = new Map<PluginName, Set<string>>();
 
   constructor(initial: readonly SnapshotData[]) {
     for (const s of initial) this.#current.set(s.plugin, s);
@@ -31,7 +34,7 @@ export class CompiledSnapshots {
     this.#current.set(snapshot.plugin, snapshot);
     const kept = new Set([...this.#current.values(), ...this.#previous.values()].map((s) => snapshotKey(s.plugin, s.hash)));
     for (const key of this.#compiledBy.keys()) if (!kept.has(key)) this.#compiledBy.delete(key);
-    for (const key of this.#everywhere) if (!kept.has(key)) this.#everywhere.delete(key);
+    for (const [plugin, hashes] of this.#everywhere) for (const hash of hashes) if (!kept.has(snapshotKey(plugin, hash))) hashes.delete(hash);
     return true;
   }
 
@@ -56,12 +59,15 @@ export class CompiledSnapshots {
 
   /** Every one of `threadIds` has compiled the snapshot (and there is at least one thread). */
   hasCompiled(plugin: PluginName, hash: string, threadIds: () => readonly number[]): boolean {
-    const key = snapshotKey(plugin, hash);
-    if (this.#everywhere.has(key)) return true;
-    const have = this.#compiledBy.get(key);
+    let everywhere = this.#everywhere.get(plugin);
+    if (everywhere?.has(hash) === true) return true;
+    const have = this.#compiledBy.get(snapshotKey(plugin, hash));
     const threads = threadIds();
     const all = have !== undefined && threads.length > 0 && threads.every((id) => have.has(id));
-    if (all) this.#everywhere.add(key);
+    if (all) {
+      if (everywhere === undefined) this.#everywhere.set(plugin, (everywhere = new Set()));
+      everywhere.add(hash);
+    }
     return all;
   }
 

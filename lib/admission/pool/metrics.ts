@@ -1,8 +1,9 @@
 // Metrics of the policy worker pool, under the daemon's own prefix (kube-apiserver has no equivalent). Gauges are
 // read from Piscina when Prometheus scrapes; nothing is updated per request but one histogram observation and one
-// counter increment.
-import { Counter, Gauge, Histogram } from 'prom-client';
+// counter increment, both without prom-client's per-call label handling (lib/metrics/aggregated.ts).
+import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
+import { AggregatedMetric, CounterSeries, HistogramSeries, registerAggregated } from '../../metrics/aggregated.js';
 
 /** Why a request's evaluation did not come back from the pool (the request is answered by the failure policy). */
 export type WorkerFailureReason =
@@ -16,6 +17,15 @@ export type WorkerFailureReason =
   | 'overrun'
   /** the task failed on the worker (its snapshot never arrived, an internal error) */
   | 'error';
+
+/** Why a task did not come back (`rejected`: Piscina rejected it; otherwise the worker answered with an error). */
+export function workerFailureReason(err: unknown, message: string, rejected: boolean): WorkerFailureReason {
+  if (!rejected) return 'error';
+  // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
+  // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
+  if ((err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') return 'memory';
+  return /worker exited/i.test(message) ? 'crash' : 'error';
+}
 
 export interface PoolGaugeSource {
   /** Piscina tasks (batches of requests) waiting in its queue (beyond every worker's concurrentTasksPerWorker) */
@@ -62,17 +72,7 @@ export function createPoolMetrics(registry: Registry, source: PoolGaugeSource): 
     registers: [registry],
     collect() { this.set(source.inFlight()); },
   }));
-  const tasks = get('static_admissiond_policy_pool_tasks_total', () => new Counter({
-    name: 'static_admissiond_policy_pool_tasks_total',
-    help: 'Admission requests sent to the policy worker pool (one task per request that matched a policy).',
-    registers: [registry],
-  }));
-  const duration = get('static_admissiond_policy_task_duration_seconds', () => new Histogram({
-    name: 'static_admissiond_policy_task_duration_seconds',
-    help: 'Time from handing a request to the policy worker pool to having its evaluations back on the main thread (queue, hand-off and evaluation).',
-    buckets: taskDurationBuckets,
-    registers: [registry],
-  }));
+  const { tasks, duration } = perRequestMetrics(registry);
   const failures = get('static_admissiond_policy_worker_failures_total', () => new Counter({
     name: 'static_admissiond_policy_worker_failures_total',
     help: 'Policy evaluations that did not come back from the worker pool, answered by the failure policy of the affected policies, by reason (crash, memory, timeout, overrun, error).',
@@ -80,8 +80,30 @@ export function createPoolMetrics(registry: Registry, source: PoolGaugeSource): 
     registers: [registry],
   }));
   return {
-    taskStarted: () => tasks.inc(),
-    taskDone: (seconds) => duration.observe(seconds),
+    taskStarted: () => tasks.inc(none),
+    taskDone: (seconds) => duration.observe(none, seconds),
     failure: (reason, n = 1) => failures.inc({ reason }, n),
   };
+}
+
+const none: readonly string[] = [];
+const byRegistry = new WeakMap<Registry, { readonly tasks: CounterSeries; readonly duration: HistogramSeries }>();
+
+/** The two series updated per request, one set per registry (as the gauges: a second pool reports through them). */
+function perRequestMetrics(registry: Registry): { readonly tasks: CounterSeries; readonly duration: HistogramSeries } {
+  const existing = byRegistry.get(registry);
+  if (existing) return existing;
+  const durationName = 'static_admissiond_policy_task_duration_seconds';
+  const tasks = new CounterSeries([]);
+  tasks.inc(none, 0);
+  const duration = new HistogramSeries(durationName, [], taskDurationBuckets);
+  registerAggregated(registry, [
+    new AggregatedMetric('static_admissiond_policy_pool_tasks_total',
+      'Admission requests sent to the policy worker pool (one task per request that matched a policy).', 'counter', () => tasks.values()),
+    new AggregatedMetric(durationName,
+      'Time from handing a request to the policy worker pool to having its evaluations back on the main thread (queue, hand-off and evaluation).', 'histogram', () => duration.values()),
+  ]);
+  const metrics = { tasks, duration };
+  byRegistry.set(registry, metrics);
+  return metrics;
 }

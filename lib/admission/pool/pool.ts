@@ -2,7 +2,7 @@
 // current (and previous) snapshot of each policy plugin. Two kinds of task:
 //   - review(): a whole request (ReviewTask: the body bytes, endpoint, deadline, snapshot hash), the daemon's hot
 //     path. The worker decodes, matches, evaluates, records the check metrics and encodes the answer; the main thread
-//     only writes the bytes that come back. Buffers are transferred.
+//     only writes the bytes that come back. One buffer per batch each way (review-codec.ts), the tasks' transferred.
 //   - evaluate(): the matched policies of a request the main thread has parsed and matched (PolicyTask), for the
 //     handlers of parsed reviews (the paths that call static webhooks); the main thread applies the bindings' actions
 //     to what comes back.
@@ -26,10 +26,9 @@
 // in a shared table, and when a request is abandoned the pool terminates any worker still busy past its request's
 // deadline. Piscina replaces dead workers; a new worker says hello on the channel and gets the current snapshot.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
-import type { Worker } from 'node:worker_threads';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Logger } from '../../log/logger.js';
 import type { PluginName } from '../../manifest/plugins.js';
@@ -42,13 +41,14 @@ import { Lane } from './batches.js';
 import { decodeBatchResults, encodeTask } from './codec.js';
 import type { TaskOutcome } from './codec.js';
 import { CompiledSnapshots } from './compiled.js';
-import { createPoolMetrics } from './metrics.js';
+import { createPoolMetrics, workerFailureReason } from './metrics.js';
 import type { PoolMetrics, WorkerFailureReason } from './metrics.js';
 import { defaultHeldAfterMs, HeldWorkers } from './held.js';
 import { createWatchdogBuffer, snapshotKey, watchdogLayout } from './protocol.js';
 import type { ChannelMessage, PolicyWorkerData, SnapshotData } from './protocol.js';
-import { decodeReviewAnswers, encodeReviewTask } from './review-codec.js';
+import { decodeReviewAnswers, encodeReviewTasks, endpointCode } from './review-codec.js';
 import type { ReviewTask, WorkerAnswer } from './review-codec.js';
+import { WorkerUtilization } from './utilization.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
 import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads, defaultWorkerMaxOldSpaceMb } from './options.js';
@@ -80,13 +80,14 @@ export class PolicyPool {
   readonly #metrics: PoolMetrics | undefined;
   readonly #snapshots: CompiledSnapshots;
   readonly #readyWaiters = new Set<() => void>();
-  readonly #lastELU = new WeakMap<Worker, EventLoopUtilization>();
+  readonly #utilization = new WorkerUtilization();
   readonly #policyTasks: Lane<TaskOutcome>;
-  readonly #reviews: Lane<WorkerAnswer>;
+  readonly #reviews: Lane<WorkerAnswer, ReviewTask>;
   /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
   readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
   #tasksSent = 0;
+  #ids: readonly number[] | undefined;
   #closed = false;
 
   constructor(options: PolicyPoolOptions) {
@@ -135,13 +136,25 @@ export class PolicyPool {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
       name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
-    this.#reviews = new Lane(this.#piscina, maxBatch, {
+    this.#reviews = new Lane<WorkerAnswer, ReviewTask>(this.#piscina, maxBatch, {
       name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
+      // a batch's tasks written into one buffer as it goes, transferred: one allocation and one transfer per batch
+      pack: (tasks) => {
+        const buffer = encodeReviewTasks(tasks);
+        return { payload: buffer, transferList: [buffer.buffer as ArrayBuffer] };
+      },
+      size: (task) => task.body.byteLength,
     });
     // A worker error with no task in flight is reported here; without a listener it would crash the daemon.
     this.#piscina.on('error', (err: unknown) => this.#log?.error(err, 'Policy worker failed'));
     // a new worker has compiled nothing yet
-    this.#piscina.on('workerCreate', () => this.#snapshots.workerStarted());
+    this.#piscina.on('workerCreate', () => {
+      this.#snapshots.workerStarted();
+      this.#ids = undefined;
+    });
+    this.#piscina.on('workerDestroy', () => {
+      this.#ids = undefined;
+    });
     if (options.registry) {
       this.#metrics = createPoolMetrics(options.registry, {
         queueSize: () => this.#piscina.queueSize,
@@ -190,24 +203,9 @@ export class PolicyPool {
     return this.#piscina;
   }
 
-  /**
-   * How busy the workers were since the previous call (the first call: since they started), 0 to 1: the mean of
-   * the worker threads' event-loop utilization. Piscina's own `utilization` is not used: in 5.3 it divides seconds
-   * by milliseconds (1000× too small) and adds up task run times that overlap when a worker holds several tasks.
-   */
+  /** How busy the workers were since the previous call, 0 to 1 (utilization.ts). */
   utilization(): number {
-    const threads = this.#piscina.threads;
-    if (threads.length === 0) return 0;
-    let sum = 0;
-    for (const worker of threads) {
-      const now = worker.performance.eventLoopUtilization();
-      const last = this.#lastELU.get(worker);
-      this.#lastELU.set(worker, now);
-      const u = last ? worker.performance.eventLoopUtilization(now, last).utilization : now.utilization;
-      // a worker's first readings, before its event loop has run, can be off by a little either way
-      sum += Number.isFinite(u) ? Math.min(1, Math.max(0, u)) : 0;
-    }
-    return sum / threads.length;
+    return this.#utilization.since(this.#piscina.threads);
   }
 
   /** A new snapshot (a reload): every worker compiles it; tasks matched against it wait for it on their worker. */
@@ -231,8 +229,13 @@ export class PolicyPool {
     return this.#snapshots.hasCompiled(plugin, hash, () => this.#threadIds());
   }
 
-  #threadIds(): number[] {
-    return this.#piscina.threads.map((w) => w.threadId);
+  /**
+   * The worker threads' ids, in Piscina's order, read per request (heldBy): Piscina's `threads` builds a new array
+   * on every read, so the ids are kept until a worker is created or destroyed.
+   */
+  #threadIds(): readonly number[] {
+    this.#ids ??= this.#piscina.threads.map((w) => w.threadId);
+    return this.#ids;
   }
 
   /** Resolves once every worker has compiled the current snapshots (startup, after a reload); rejects after timeoutMs. */
@@ -261,14 +264,14 @@ export class PolicyPool {
   review(task: ReviewTask): Promise<PoolReview>;
   review<T>(task: ReviewTask, then: (review: PoolReview) => T): Promise<T>;
   review<T>(task: ReviewTask, then?: (review: PoolReview) => T): Promise<T | PoolReview> {
-    const buffer = encodeReviewTask(task);
+    endpointCode(task.endpoint);
     const started = this.#started();
     return new Promise<T | PoolReview>((resolve, reject) => {
-      this.#reviews.submit(buffer, (outcome) => {
+      this.#reviews.submit(task, (outcome) => {
         this.#inFlight--;
         let review: PoolReview;
         if ('status' in outcome) {
-          this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
+          this.#metrics?.taskDone((performance.now() - started) / 1e3);
           review = { answer: outcome };
         } else review = this.#failed('failed' in outcome ? outcome.failed : new Error(outcome.error), 'failed' in outcome);
         // a `then` that throws rejects this request alone, not its batch-mates
@@ -281,21 +284,18 @@ export class PolicyPool {
     });
   }
 
-  #started(): bigint {
+  /** Counts a request handed over; when it was (performance.now(), ms: a double, where hrtime.bigint() allocates). */
+  #started(): number {
     this.#inFlight++;
     this.#tasksSent++;
     this.#metrics?.taskStarted();
-    return process.hrtime.bigint();
+    return performance.now();
   }
 
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
   #failed(err: unknown, rejected: boolean, counted = true): { readonly failure: WorkerFailureReason; readonly message: string } {
     const message = err instanceof Error ? err.message : String(err);
-    // Piscina rejects every task of a worker that exits with "worker exited with code: N", and of one that reached its
-    // heap limit with Node's ERR_WORKER_OUT_OF_MEMORY
-    const reason: WorkerFailureReason = !rejected ? 'error'
-      : (err as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory'
-        : /worker exited/i.test(message) ? 'crash' : 'error';
+    const reason = workerFailureReason(err, message, rejected);
     if (counted) {
       this.#metrics?.failure(reason);
       this.#log?.error(err, 'Policy evaluation failed on a worker; answering by the failure policy', { reason });
@@ -342,7 +342,7 @@ export class PolicyPool {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#policyTasks.submit(task, (outcome) => {
         if ('evaluations' in outcome) {
-          this.#metrics?.taskDone(Number(process.hrtime.bigint() - started) / 1e9);
+          this.#metrics?.taskDone((performance.now() - started) / 1e3);
           finish({ evaluations: [...outcome.evaluations] });
           return;
         }

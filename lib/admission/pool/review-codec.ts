@@ -1,9 +1,9 @@
-// The thread-boundary encoding of whole requests: one task buffer per request, made on the main thread and
-// transferred to a worker; one ReviewAnswers buffer back per batch (proto/admission.proto, protobufjs).
+// The thread-boundary encoding of whole requests: one buffer per batch each way, no protobuf. The main thread writes
+// a batch's review tasks into one buffer of its own when the batch goes (one allocation and one transfer per batch,
+// not per request); the worker answers the batch with one buffer, which the main thread reads as views (the answer
+// bytes it writes are not copied again, and nothing is decoded field by field).
 //
-// The task is a fixed header and the body's bytes, not a protobuf message: the main thread's only per-request work
-// is writing four fields and one copy of the body into a buffer of its own (protobufjs' writer cost ~3 µs per
-// request there, bench/profile.ts). Layout, little-endian:
+// A review task, little-endian (the tasks of a batch follow one another):
 //   0  u8   format (1)
 //   1  u8   endpoint: 0 /validate, 1 /mutate
 //   2  u16  snapshot hash length in bytes (H)
@@ -11,14 +11,18 @@
 //   8  f64  deadline, epoch milliseconds
 //  16  H    snapshot hash, UTF-8
 //  16+H B   the body as received
-import protobuf from 'protobufjs';
-import { ownBuffer, protoFile } from './codec.js';
-
-const root = protobuf.loadSync(protoFile);
-const ReviewAnswersType = root.lookupType('staticadmissiond.v1.ReviewAnswers');
+//
+// An answer, little-endian (the answers of a batch follow one another, in the tasks' order):
+//   0  u32  HTTP status: 200 (an AdmissionReview) or 400 (a malformed review's metav1.Status); 0: the worker could
+//           not answer, the bytes are the error (the main thread answers by the failure policy)
+//   4  u32  bytes length (N): the answer's body as written, or the error's message (UTF-8)
+//   8  u32  reason length (R), UTF-8: a non-200 answer's Status reason, for the listener's log
+//  12  u32  message length (M), UTF-8: its Status message
+//  16  N, R, M bytes
 
 const taskFormat = 1;
-const headerBytes = 16;
+const taskHeaderBytes = 16;
+const answerHeaderBytes = 16;
 const endpoints = ['/validate', '/mutate'] as const;
 
 export interface ReviewTask {
@@ -39,45 +43,112 @@ export type WorkerAnswer =
 let lastHash = '';
 let lastHashBytes: Buffer = Buffer.alloc(0);
 
-/** The task's buffer: a Uint8Array spanning exactly its own ArrayBuffer, ready for a transfer list. */
-export function encodeReviewTask(task: ReviewTask): Uint8Array {
-  const endpoint = endpoints.indexOf(task.endpoint as (typeof endpoints)[number]);
-  if (endpoint < 0) throw new Error(`no review task for endpoint ${JSON.stringify(task.endpoint)}`);
-  if (task.snapshotHash !== lastHash) {
-    lastHashBytes = Buffer.from(task.snapshotHash, 'utf8');
-    lastHash = task.snapshotHash;
+function hashBytes(hash: string): Buffer {
+  if (hash !== lastHash) {
+    lastHashBytes = Buffer.from(hash, 'utf8');
+    lastHash = hash;
   }
-  const hash = lastHashBytes;
+  return lastHashBytes;
+}
+
+/** The endpoint's code in a task; throws for an endpoint that has none (checked when a request is handed over). */
+export function endpointCode(endpoint: string): number {
+  const code = endpoints.indexOf(endpoint as (typeof endpoints)[number]);
+  if (code < 0) throw new Error(`no review task for endpoint ${JSON.stringify(endpoint)}`);
+  return code;
+}
+
+/** The batch's buffer: a Uint8Array spanning exactly its own ArrayBuffer, ready for a transfer list. */
+export function encodeReviewTasks(tasks: readonly ReviewTask[]): Uint8Array {
+  let size = 0;
+  for (const task of tasks) size += taskHeaderBytes + hashBytes(task.snapshotHash).length + task.body.byteLength;
   // allocUnsafeSlow: an ArrayBuffer of its own, never a slice of Buffer's shared pool (that would be transferred whole)
-  const buf = Buffer.allocUnsafeSlow(headerBytes + hash.length + task.body.byteLength);
-  buf[0] = taskFormat;
-  buf[1] = endpoint;
-  buf.writeUInt16LE(hash.length, 2);
-  buf.writeUInt32LE(task.body.byteLength, 4);
-  buf.writeDoubleLE(task.deadline, 8);
-  hash.copy(buf, headerBytes);
-  buf.set(task.body, headerBytes + hash.length);
+  const buf = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const task of tasks) {
+    const hash = hashBytes(task.snapshotHash);
+    buf[at] = taskFormat;
+    buf[at + 1] = endpointCode(task.endpoint);
+    buf.writeUInt16LE(hash.length, at + 2);
+    buf.writeUInt32LE(task.body.byteLength, at + 4);
+    buf.writeDoubleLE(task.deadline, at + 8);
+    hash.copy(buf, at + taskHeaderBytes);
+    at += taskHeaderBytes + hash.length;
+    buf.set(task.body, at);
+    at += task.body.byteLength;
+  }
   return buf;
 }
 
-export function decodeReviewTask(buf: Uint8Array): ReviewTask {
-  const b = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (b.length < headerBytes || b[0] !== taskFormat) throw new Error(`not a review task of format ${taskFormat}`);
-  const endpoint = endpoints[b[1]!];
-  const hashLength = b.readUInt16LE(2);
-  const bodyLength = b.readUInt32LE(4);
-  if (endpoint === undefined || headerBytes + hashLength + bodyLength !== b.length) throw new Error('review task header does not match its length');
-  const bodyAt = headerBytes + hashLength;
-  return { endpoint, deadline: b.readDoubleLE(8), snapshotHash: b.toString('utf8', headerBytes, bodyAt), body: b.subarray(bodyAt) };
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The tasks of a batch; each body is a view into `buf`. */
+export function decodeReviewTasks(buf: Uint8Array): ReviewTask[] {
+  const b = asBuffer(buf);
+  const tasks: ReviewTask[] = [];
+  let at = 0;
+  while (at < b.length) {
+    if (b.length - at < taskHeaderBytes || b[at] !== taskFormat) throw new Error(`not a review task of format ${taskFormat}`);
+    const endpoint = endpoints[b[at + 1]!];
+    const hashLength = b.readUInt16LE(at + 2);
+    const bodyLength = b.readUInt32LE(at + 4);
+    const bodyAt = at + taskHeaderBytes + hashLength;
+    if (endpoint === undefined || bodyAt + bodyLength > b.length) throw new Error('review task header does not match its length');
+    tasks.push({ endpoint, deadline: b.readDoubleLE(at + 8), snapshotHash: b.toString('utf8', at + taskHeaderBytes, bodyAt), body: b.subarray(bodyAt, bodyAt + bodyLength) });
+    at = bodyAt + bodyLength;
+  }
+  return tasks;
+}
+
+/** One buffer answering a batch, in its tasks' order. */
 export function encodeReviewAnswers(answers: readonly WorkerAnswer[]): Uint8Array {
-  return ownBuffer(ReviewAnswersType.encode({
-    answers: answers.map((a) => ('error' in a ? { error: a.error } : a)),
-  }).finish());
+  const parts = answers.map((a) => ('error' in a
+    ? { status: 0, bytes: Buffer.from(a.error, 'utf8'), reason: '', message: '' }
+    : { status: a.status, bytes: a.body, reason: a.reason, message: a.message }));
+  let size = 0;
+  for (const p of parts) size += answerHeaderBytes + p.bytes.byteLength + Buffer.byteLength(p.reason) + Buffer.byteLength(p.message);
+  const buf = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const p of parts) {
+    buf.writeUInt32LE(p.status, at);
+    buf.writeUInt32LE(p.bytes.byteLength, at + 4);
+    buf.set(p.bytes, at + answerHeaderBytes);
+    let end = at + answerHeaderBytes + p.bytes.byteLength;
+    const reasonLength = p.reason === '' ? 0 : buf.write(p.reason, end, 'utf8');
+    end += reasonLength;
+    const messageLength = p.message === '' ? 0 : buf.write(p.message, end, 'utf8');
+    buf.writeUInt32LE(reasonLength, at + 8);
+    buf.writeUInt32LE(messageLength, at + 12);
+    at = end + messageLength;
+  }
+  return buf;
 }
 
+/** The answers of a batch; each body is a view into `buf`. */
 export function decodeReviewAnswers(buf: Uint8Array): WorkerAnswer[] {
-  const m = ReviewAnswersType.decode(buf) as unknown as { answers: Array<{ status: number; body: Uint8Array; reason: string; message: string; error: string }> };
-  return m.answers.map((a) => (a.error !== '' ? { error: a.error } : { status: a.status, body: a.body, reason: a.reason, message: a.message }));
+  const b = asBuffer(buf);
+  const answers: WorkerAnswer[] = [];
+  let at = 0;
+  while (at < b.length) {
+    if (b.length - at < answerHeaderBytes) throw new Error('review answer header truncated');
+    const status = b.readUInt32LE(at);
+    const bytesAt = at + answerHeaderBytes;
+    const reasonAt = bytesAt + b.readUInt32LE(at + 4);
+    const messageAt = reasonAt + b.readUInt32LE(at + 8);
+    const end = messageAt + b.readUInt32LE(at + 12);
+    if (end > b.length) throw new Error('review answer header does not match its length');
+    if (status === 0) answers.push({ error: b.toString('utf8', bytesAt, reasonAt) });
+    else {
+      answers.push({
+        status,
+        body: b.subarray(bytesAt, reasonAt),
+        reason: reasonAt === messageAt ? '' : b.toString('utf8', reasonAt, messageAt),
+        message: messageAt === end ? '' : b.toString('utf8', messageAt, end),
+      });
+    }
+    at = end;
+  }
+  return answers;
 }

@@ -7,27 +7,45 @@ import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import { Lane } from '../../../lib/admission/pool/batches.js';
 import { PolicyPool } from '../../../lib/admission/pool/pool.js';
-import { decodeReviewTask, encodeReviewTask } from '../../../lib/admission/pool/review-codec.js';
+import { decodeReviewAnswers, decodeReviewTasks, encodeReviewAnswers, encodeReviewTasks } from '../../../lib/admission/pool/review-codec.js';
+import type { WorkerAnswer } from '../../../lib/admission/pool/review-codec.js';
 import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
 import { packageRoot } from './helpers.js';
 
-test('a review task is a fixed header and the body bytes, in a buffer of its own, read back as written', () => {
+test('a batch of review tasks is fixed headers and the body bytes, in one buffer of its own, read back as written', () => {
   const body = Buffer.from('{"kind":"AdmissionReview","request":{"uid":"ü"}}');
   // the body as the listener has it: a view into a larger buffer
   const slab = Buffer.concat([Buffer.from('HTTP/1.1 headers…'), body]);
   const view = slab.subarray(slab.length - body.length);
-  for (const endpoint of ['/validate', '/mutate']) {
-    const task = { endpoint, body: view, deadline: 1_764_263_000_123.5, snapshotHash: 'sha256:0123abcd' };
-    const buf = encodeReviewTask(task);
+  const tasks = ['/validate', '/mutate'].map((endpoint, i) => ({ endpoint, body: view, deadline: 1_764_263_000_123.5 + i, snapshotHash: 'sha256:0123abcd' }));
+  for (const batch of [tasks.slice(0, 1), tasks.slice(1), tasks]) {
+    const buf = encodeReviewTasks(batch);
     assert.equal(buf.byteOffset, 0);
     assert.equal(buf.byteLength, buf.buffer.byteLength, 'spans exactly its own ArrayBuffer: transferring it moves nothing else');
-    const back = decodeReviewTask(new Uint8Array(buf.buffer));
-    assert.deepEqual({ ...back, body: Buffer.from(back.body) }, { ...task, body });
+    const back = decodeReviewTasks(new Uint8Array(buf.buffer));
+    assert.deepEqual(back.map((t) => ({ ...t, body: Buffer.from(t.body) })), batch.map((t) => ({ ...t, body })));
   }
-  assert.deepEqual(decodeReviewTask(encodeReviewTask({ endpoint: '/validate', body: Buffer.alloc(0), deadline: 0, snapshotHash: '' })).body.length, 0);
-  assert.throws(() => encodeReviewTask({ endpoint: '/other', body, deadline: 0, snapshotHash: '' }), /no review task for endpoint "\/other"/);
-  const truncated = encodeReviewTask({ endpoint: '/validate', body, deadline: 0, snapshotHash: 'h' }).subarray(0, 20);
-  assert.throws(() => decodeReviewTask(truncated), /does not match its length/);
+  assert.deepEqual(decodeReviewTasks(encodeReviewTasks([{ endpoint: '/validate', body: Buffer.alloc(0), deadline: 0, snapshotHash: '' }]))[0]!.body.length, 0);
+  assert.throws(() => encodeReviewTasks([{ endpoint: '/other', body, deadline: 0, snapshotHash: '' }]), /no review task for endpoint "\/other"/);
+  const truncated = encodeReviewTasks([{ endpoint: '/validate', body, deadline: 0, snapshotHash: 'h' }]).subarray(0, 20);
+  assert.throws(() => decodeReviewTasks(truncated), /does not match its length/);
+});
+
+test("a batch's answers travel in one buffer and come back as written, bodies as views into it", () => {
+  const answers: WorkerAnswer[] = [
+    { status: 200, body: Buffer.from('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"ü","allowed":true}}'), reason: '', message: '' },
+    { error: 'policy snapshot abc was not compiled — ü' },
+    { status: 400, body: Buffer.from('{"kind":"Status"}'), reason: 'BadRequest', message: 'couldn\'t get version/kind; json parse error: ü' },
+    { status: 200, body: new Uint8Array(0), reason: '', message: '' },
+  ];
+  const buf = encodeReviewAnswers(answers);
+  assert.equal(buf.byteLength, buf.buffer.byteLength);
+  const back = decodeReviewAnswers(new Uint8Array(buf.buffer));
+  assert.deepEqual(back.map((a) => ('body' in a ? { ...a, body: Buffer.from(a.body) } : a)), answers.map((a) => ('body' in a ? { ...a, body: Buffer.from(a.body) } : a)));
+  const first = back[0]!;
+  assert.ok('body' in first && first.body.buffer === buf.buffer, 'a body is a view, not a copy');
+  assert.deepEqual(decodeReviewAnswers(encodeReviewAnswers([])), []);
+  assert.throws(() => decodeReviewAnswers(buf.subarray(0, 20)), /does not match its length/);
 });
 
 /** A stand-in for Piscina's run(): every batch posted, answered when the test says. */
