@@ -133,8 +133,16 @@ export function manifestWarnings(primaryKind: string, bindingKind: string | unde
       ];
     });
   }
-  return loaded.policies.flatMap((p) => policyWarnings(primaryKind, p,
-    loaded.bindings.filter((b) => b.spec?.policyName === p.metadata?.name), bindingKind ?? ''));
+  // bindings grouped once: a directory of n policies and n bindings is read in O(n), not n²
+  const bindingsOf = new Map<string, typeof loaded.bindings[number][]>();
+  for (const b of loaded.bindings) {
+    const name = b.spec?.policyName;
+    if (name === undefined) continue;
+    const list = bindingsOf.get(name);
+    if (list === undefined) bindingsOf.set(name, [b]);
+    else list.push(b);
+  }
+  return loaded.policies.flatMap((p) => policyWarnings(primaryKind, p, bindingsOf.get(p.metadata?.name ?? '') ?? [], bindingKind ?? ''));
 }
 
 /**

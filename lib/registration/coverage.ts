@@ -210,10 +210,16 @@ export function rulesReachNamespaces(rules: readonly Rule[]): boolean {
 function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'policy' }>, sendsAdmissionConfiguration: boolean,
   unbound: string[], unreachable: UnreachableObject[]): RequiredObject[] {
   const out: RequiredObject[] = [];
+  const bindingsOf = new Map<string, typeof manifests.bindings[number][]>();
+  for (const b of manifests.bindings) {
+    const list = bindingsOf.get(b.spec?.policyName ?? '');
+    if (list === undefined) bindingsOf.set(b.spec?.policyName ?? '', [b]);
+    else list.push(b);
+  }
   for (const policy of manifests.policies) {
     const name = policy.metadata?.name ?? '';
     const owner = `${policy.kind ?? pluginKinds[plugin].primary} ${JSON.stringify(name)}`;
-    const bindings = manifests.bindings.filter((b) => b.spec?.policyName === name);
+    const bindings = bindingsOf.get(name) ?? [];
     if (bindings.length === 0) {
       unbound.push(owner);
       continue;
