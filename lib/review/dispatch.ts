@@ -8,8 +8,9 @@
 // run inline is bounded: a body above `maxInlineBytes`, or a snapshot whose inline evaluations have taken more than
 // `maxInlineMs` on average, goes to the pool whatever the load; such a snapshot is tried inline again, when idle, once
 // every `reprobeMs`, so that one slow spell (a GC, a busy host) does not keep it off the main thread for its lifetime.
-// A snapshot the workers have not compiled yet (just reloaded) is evaluated inline, as is everything without a pool
-// (--workers 0).
+// A reloaded snapshot is served once every worker has compiled it; until then the previous one is (inline or in the
+// pool, by the same rule). A snapshot the workers have not compiled and no previous one to serve (the first, or a
+// second reload before the first was compiled) is evaluated inline, as is everything without a pool (--workers 0).
 //
 // Isolation (docs/adr/0004; the pool's side is pool/held.ts): while every worker is held by a long evaluation, a
 // request less than half the size of each request holding them is evaluated inline (inlineWhileHeld). An inline
@@ -202,9 +203,20 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
     };
   };
 
+  // The newest snapshot every worker has compiled. A reload takes effect here once the pool holds it compiled, as
+  // upstream swaps a reloaded snapshot in only once it is compiled: until then requests keep the previous one (kept
+  // compiled in the workers), instead of evaluating a cold snapshot on this thread while the workers compile.
+  let serving: Snapshot | undefined;
+  const servingSnapshot = (): Snapshot | undefined => {
+    const newest = options.snapshot();
+    if (pool === undefined || newest === undefined) return newest;
+    if (pool.hasCompiled(newest.hash, newest.plugin)) return (serving = newest);
+    return serving !== undefined && serving.plugin === newest.plugin && pool.hasCompiled(serving.hash, serving.plugin) ? serving : newest;
+  };
+
   return (d) => {
     if (options.webhooks?.active()) return options.webhooks.reviewer(d);
-    const snapshot = options.snapshot();
+    const snapshot = servingSnapshot();
     if (pool !== undefined && snapshot !== undefined && pool.hasCompiled(snapshot.hash, snapshot.plugin) && !rule.inline(pool.inFlight, d.body.length, snapshot)
       && !rule.inlineWhileHeld(pool.heldBy(), d.body.length, snapshot)) {
       return pooled(d, snapshot, pool);

@@ -210,3 +210,34 @@ test('an inline evaluation past runawayMs keeps bodies of half its size off the 
   assert.equal(rule.mayRunAway(snapshot, 12_000), true, 'a runaway: half its size and more stay off');
   assert.equal(rule.mayRunAway(snapshot, 4096), false, 'smaller ones do not');
 });
+
+test('a reloaded snapshot is served once the pool has compiled it; until then the previous one answers', async (t) => {
+  const body = readFileSync(join(packageRoot, 'testdata/dev/requests/privileged-pod.json'));
+  const inlineWith = (s: Snapshot): Reviewer => policyPath({ endpoint: '/validate', snapshot: () => s, pool: undefined, rule: new InlineRule(), thread: {} });
+  const before = text(await answer(inlineWith(validating), delivery('/validate', body)));
+  const after = text(await answer(inlineWith(devValidating), delivery('/validate', body)));
+  assert.notEqual(before, after, 'the two snapshots decide the request differently');
+
+  // the rule sending everything to the pool, and the default one (a lone request inline)
+  for (const rule of [alwaysPool(), new InlineRule()]) {
+    const pool = await startPool(t, [validating]);
+    let current = validating;
+    const path = policyPath({ endpoint: '/validate', snapshot: () => current, pool, rule, thread: {} });
+    assert.equal(text(await answer(path, delivery('/validate', body))), before);
+    // reloaded, not yet compiled by the workers: the previous snapshot still answers
+    current = devValidating;
+    assert.equal(pool.hasCompiled(devValidating.hash), false);
+    assert.equal(text(await answer(path, delivery('/validate', body))), before);
+    pool.publish(devValidating);
+    const deadline = Date.now() + 30_000;
+    while (!pool.hasCompiled(devValidating.hash)) {
+      assert.ok(Date.now() < deadline, 'the worker compiles the reloaded snapshot');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(text(await answer(path, delivery('/validate', body))), after);
+  }
+  // nothing compiled to fall back on: the first snapshot a path sees is evaluated on this thread
+  const pool = await startPool(t, [validating]);
+  const fresh = policyPath({ endpoint: '/validate', snapshot: () => devValidating, pool, rule: alwaysPool(), thread: {} });
+  assert.equal(text(await answer(fresh, delivery('/validate', body))), after);
+});
