@@ -23,7 +23,7 @@ import { endpointSlice } from './discovery.js';
 import { priorityClass } from './scheduling.js';
 import { csiDriver, storageClass, volumeAttachment } from './storage.js';
 import { flowSchema, priorityLevelConfiguration } from './flowcontrol.js';
-import { admissionPolicy, admissionPolicyBinding, mutatingWebhookConfiguration, validatingWebhookConfiguration } from './admissionregistration.js';
+import { mutatingAdmissionPolicy, mutatingAdmissionPolicyBinding, mutatingWebhookConfiguration, validatingAdmissionPolicy, validatingAdmissionPolicyBinding, validatingWebhookConfiguration } from './admissionregistration.js';
 import { resourceClaim, resourceClaimTemplate, resourceSlice } from './resource.js';
 import { tokenRequest } from './authentication.js';
 
@@ -216,10 +216,10 @@ const defaulters: Readonly<Record<string, (o: Draft) => void>> = {
   'storage.k8s.io/v1 VolumeAttachment': volumeAttachment,
   'flowcontrol.apiserver.k8s.io/v1 FlowSchema': flowSchema,
   'flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration': priorityLevelConfiguration,
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': admissionPolicy,
-  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicy': admissionPolicy,
-  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': admissionPolicyBinding,
-  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding': admissionPolicyBinding,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': validatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicy': mutatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': validatingAdmissionPolicyBinding,
+  'admissionregistration.k8s.io/v1 MutatingAdmissionPolicyBinding': mutatingAdmissionPolicyBinding,
   'admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration': validatingWebhookConfiguration,
   'admissionregistration.k8s.io/v1 MutatingWebhookConfiguration': mutatingWebhookConfiguration,
   'resource.k8s.io/v1 ResourceClaim': resourceClaim,
