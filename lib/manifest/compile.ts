@@ -5,6 +5,7 @@ import type { LabelSelector, MatchCondition, MutatingAdmissionPolicy, Validating
 import { compileExpression } from '../cel/index.js';
 import type { CelEnvironment, CompiledExpression, ExpectedResult } from '../cel/index.js';
 import { ManifestError } from './errors.js';
+import { bindingsByPolicy } from './load.js';
 import type { AdmissionPolicy, AdmissionPolicyBinding, LoadedManifests, WebhookConfiguration } from './load.js';
 import type { PluginName } from './plugins.js';
 import { compileLabelSelector, SelectorError } from './selector.js';
@@ -194,13 +195,7 @@ function* compilePolicy(plugin: PluginName, policy: AdmissionPolicy): Steps<Name
 }
 
 function* compilePolicies(plugin: PluginName, policies: readonly AdmissionPolicy[], bindings: readonly AdmissionPolicyBinding[]): Steps<CompiledManifests> {
-  const byPolicy = new Map<string, AdmissionPolicyBinding[]>();
-  for (const b of bindings) {
-    const name = b.spec?.policyName ?? '';
-    let list = byPolicy.get(name);
-    if (list === undefined) byPolicy.set(name, (list = []));
-    list.push(b);
-  }
+  const byPolicy = bindingsByPolicy(bindings);
   const hooks: PolicyHook[] = [];
   for (const policy of policies) {
     hooks.push({ policy, bindings: byPolicy.get(policy.metadata?.name ?? '') ?? [], expressions: yield* compilePolicy(plugin, policy) });

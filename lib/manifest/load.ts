@@ -30,6 +30,18 @@ export type WebhookConfiguration = ValidatingWebhookConfiguration | MutatingWebh
 export type AdmissionPolicy = ValidatingAdmissionPolicy | MutatingAdmissionPolicy;
 export type AdmissionPolicyBinding = ValidatingAdmissionPolicyBinding | MutatingAdmissionPolicyBinding;
 
+/** Bindings by the policy they name (`spec.policyName`), in their order: one pass, for readers of every policy. */
+export function bindingsByPolicy<B extends AdmissionPolicyBinding>(bindings: readonly B[]): Map<string, B[]> {
+  const byPolicy = new Map<string, B[]>();
+  for (const b of bindings) {
+    const name = b.spec?.policyName ?? '';
+    const list = byPolicy.get(name);
+    if (list === undefined) byPolicy.set(name, [b]);
+    else list.push(b);
+  }
+  return byPolicy;
+}
+
 /** What a directory holds once loaded: webhook configurations, or policies and bindings, each sorted by name. */
 export type LoadedManifests =
   | { readonly family: 'webhook'; readonly configurations: readonly WebhookConfiguration[] }

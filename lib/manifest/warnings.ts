@@ -2,6 +2,7 @@
 // namespace only by its kubernetes.io/metadata.name label, `object` is null on DELETE, and a wildcard rule with
 // failurePolicy Fail puts every request of the cluster behind this daemon.
 import type { LabelSelector, MatchResources, NamedRuleWithOperations, RuleWithOperations } from '../api/types.js';
+import { bindingsByPolicy } from './load.js';
 import type { AdmissionPolicy, AdmissionPolicyBinding, LoadedManifests } from './load.js';
 import type { CompiledManifests } from './compile.js';
 import { selectorKeys } from './selector.js';
@@ -133,15 +134,7 @@ export function manifestWarnings(primaryKind: string, bindingKind: string | unde
       ];
     });
   }
-  // bindings grouped once: a directory of n policies and n bindings is read in O(n), not n²
-  const bindingsOf = new Map<string, typeof loaded.bindings[number][]>();
-  for (const b of loaded.bindings) {
-    const name = b.spec?.policyName;
-    if (name === undefined) continue;
-    const list = bindingsOf.get(name);
-    if (list === undefined) bindingsOf.set(name, [b]);
-    else list.push(b);
-  }
+  const bindingsOf = bindingsByPolicy(loaded.bindings);
   return loaded.policies.flatMap((p) => policyWarnings(primaryKind, p, bindingsOf.get(p.metadata?.name ?? '') ?? [], bindingKind ?? ''));
 }
 

@@ -15,6 +15,7 @@ import type { LabelSelector, RuleWithOperations } from '../api/types.js';
 import { builtinByResource } from '../api/builtin-types.js';
 import { excludedResources } from '../admission/matching/exclusions.js';
 import { namespaceNameLabel } from '../admission/matching/namespace-selector.js';
+import { bindingsByPolicy } from '../manifest/load.js';
 import type { LoadedManifests } from '../manifest/load.js';
 import { pluginKinds } from '../manifest/plugins.js';
 import type { PluginName } from '../manifest/plugins.js';
@@ -210,12 +211,7 @@ export function rulesReachNamespaces(rules: readonly Rule[]): boolean {
 function policyObjects(plugin: PluginName, manifests: Extract<LoadedManifests, { family: 'policy' }>, sendsAdmissionConfiguration: boolean,
   unbound: string[], unreachable: UnreachableObject[]): RequiredObject[] {
   const out: RequiredObject[] = [];
-  const bindingsOf = new Map<string, typeof manifests.bindings[number][]>();
-  for (const b of manifests.bindings) {
-    const list = bindingsOf.get(b.spec?.policyName ?? '');
-    if (list === undefined) bindingsOf.set(b.spec?.policyName ?? '', [b]);
-    else list.push(b);
-  }
+  const bindingsOf = bindingsByPolicy(manifests.bindings);
   for (const policy of manifests.policies) {
     const name = policy.metadata?.name ?? '';
     const owner = `${policy.kind ?? pluginKinds[plugin].primary} ${JSON.stringify(name)}`;

@@ -4,6 +4,7 @@
 // conversion.go). Every other built-in resource is served in one version only, so its only equivalent is itself;
 // for other groups (custom resources, aggregated APIs) the equivalents are unknown here.
 import type { GroupVersionKind, GroupVersionResource } from '../../api/admission.js';
+import { apiVersionOf } from '../../api/builtin-types.js';
 import { eventCoreToEvents, eventEventsToCore } from './event.js';
 import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
 import { isObject } from './json.js';
@@ -109,8 +110,6 @@ const legacySchemeName = 'pkg/api/legacyscheme/scheme.go:30';
 /** The Go type of a built-in kind, as reflect prints it: the package (k8s.io/api/<group>/<version>) is the version. */
 const goTypeOf = (k: Readonly<GroupVersionKind>): string => `${k.version ?? ''}.${k.kind ?? ''}`;
 
-const groupVersionString = (k: Readonly<GroupVersionKind>): string => ((k.group ?? '') === '' ? k.version ?? '' : `${k.group}/${k.version ?? ''}`);
-
 /**
  * The error a MutatingAdmissionPolicy's successful patch of a built-in object ends in when the policy matched another
  * version than the request's (`request`: the attributes' kind, the one the request was made to): the dispatcher
@@ -123,7 +122,7 @@ const groupVersionString = (k: Readonly<GroupVersionKind>): string => ((k.group 
 export function patchedVersionConversionError(matched: Readonly<GroupVersionKind>, request: Readonly<GroupVersionKind>): string | undefined {
   if (sameKind(matched, request)) return undefined;
   if ((matched.group ?? '') !== (request.group ?? '')) {
-    return `${goTypeOf(matched)} is not suitable for converting to ${JSON.stringify(groupVersionString(request))} in scheme ${JSON.stringify(legacySchemeName)}`;
+    return `${goTypeOf(matched)} is not suitable for converting to ${JSON.stringify(apiVersionOf(request.group ?? '', request.version ?? ''))} in scheme ${JSON.stringify(legacySchemeName)}`;
   }
   return `converting (${goTypeOf(matched)}) to (${request.version ?? ''}.${matched.kind ?? ''}): unknown conversion`;
 }
