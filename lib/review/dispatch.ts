@@ -207,17 +207,24 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
   // upstream swaps a reloaded snapshot in only once it is compiled: until then requests keep the previous one (kept
   // compiled in the workers), instead of evaluating a cold snapshot on this thread while the workers compile.
   let serving: Snapshot | undefined;
+  /** whether the snapshot servingSnapshot last returned is compiled on every worker (no object per request) */
+  let compiled = false;
   const servingSnapshot = (): Snapshot | undefined => {
     const newest = options.snapshot();
+    compiled = false;
     if (pool === undefined || newest === undefined) return newest;
-    if (pool.hasCompiled(newest.hash, newest.plugin)) return (serving = newest);
-    return serving !== undefined && serving.plugin === newest.plugin && pool.hasCompiled(serving.hash, serving.plugin) ? serving : newest;
+    if (pool.hasCompiled(newest.hash, newest.plugin)) {
+      compiled = true;
+      return (serving = newest);
+    }
+    compiled = serving !== undefined && serving.plugin === newest.plugin && pool.hasCompiled(serving.hash, serving.plugin);
+    return compiled ? serving : newest;
   };
 
   return (d) => {
     if (options.webhooks?.active()) return options.webhooks.reviewer(d);
     const snapshot = servingSnapshot();
-    if (pool !== undefined && snapshot !== undefined && pool.hasCompiled(snapshot.hash, snapshot.plugin) && !rule.inline(pool.inFlight, d.body.length, snapshot)
+    if (pool !== undefined && snapshot !== undefined && compiled && !rule.inline(pool.inFlight, d.body.length, snapshot)
       && !rule.inlineWhileHeld(pool.heldBy(), d.body.length, snapshot)) {
       return pooled(d, snapshot, pool);
     }
