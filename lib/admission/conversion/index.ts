@@ -81,10 +81,6 @@ export function gvkString(k: Readonly<GroupVersionKind>): string {
   return `${k.group ?? ''}/${k.version ?? ''}, Kind=${k.kind ?? ''}`;
 }
 
-/** Go's GroupVersionResource.String(). */
-export function gvrString(r: Readonly<GroupVersionResource>): string {
-  return `${r.group ?? ''}/${r.version ?? ''}, Resource=${r.resource ?? ''}`;
-}
 
 /** The list of conversions this daemon has, for messages. */
 export const conversionsAvailable = 'static-admissiond converts only HorizontalPodAutoscaler (autoscaling/v1, autoscaling/v2) and Event (v1, events.k8s.io/v1)';

@@ -231,10 +231,6 @@ const defaulters: Readonly<Record<string, (o: Draft) => void>> = {
 /** The kinds defaultObject knows, as `apiVersion kind`. */
 export const defaultedKinds = (): string[] => Object.keys(defaulters);
 
-/** Whether defaultObject knows the kind. */
-export function hasDefaulter(kind: DefaultedKind): boolean {
-  return `${kind.apiVersion} ${kind.kind}` in defaulters;
-}
 
 /**
  * The object with the scheme's defaults applied (`object` is never modified). The same value when nothing was

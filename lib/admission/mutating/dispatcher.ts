@@ -28,8 +28,6 @@ import { compiledMutatingPolicy } from './policy.js';
 import type { CompiledMutatingPolicy } from './policy.js';
 import { invocationKey, PolicyReinvocationState } from './reinvocation.js';
 
-export const pluginName = 'MutatingAdmissionPolicy';
-
 /** One mutation evaluated, for apiserver_mutating_admission_policy_check_* (upstream labels). */
 export interface MutationCheck {
   readonly policy: string;
