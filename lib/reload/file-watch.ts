@@ -47,7 +47,8 @@ export async function watchFile(options: FileWatchOptions, signal: AbortSignal):
   };
   let watcher: FSWatcher | undefined;
   try {
-    watcher = watch(dirname(file), { depth: 0, ignoreInitial: true, persistent: true, followSymlinks: false });
+    // not persistent, for the reason given in manifest-source.ts; the ticker below keeps the process alive
+    watcher = watch(dirname(file), { depth: 0, ignoreInitial: true, persistent: false, followSymlinks: false });
     watcher.on('all', (_event, path) => {
       if (basename(path) === name) trigger();
     });

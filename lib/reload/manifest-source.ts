@@ -236,7 +236,10 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     let watcher: FSWatcher;
     try {
       // The directory and its direct children; every event is only a trigger to re-read and hash everything.
-      watcher = watch(this.dir, { depth: 0, ignoreInitial: true, persistent: true, followSymlinks: false });
+      // Not persistent (run()'s ticker keeps the process alive): a chokidar watcher closed while it is still being
+      // set up on a directory that just vanished drops the fs watch it made on the parent without closing it
+      // (chokidar 5 _addToNodeFs), and a persistent one would then hold the process open after run() returned.
+      watcher = watch(this.dir, { depth: 0, ignoreInitial: true, persistent: false, followSymlinks: false });
     } catch (err) {
       this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
       this.#rewatch = true;
