@@ -86,6 +86,8 @@ export class PolicyPool {
   /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
   readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
+  /** when the last request in the pool was answered (performance.now(), ms; -Infinity: never) */
+  #emptySince = -Infinity;
   #tasksSent = 0;
   #ids: readonly number[] | undefined;
   #closed = false;
@@ -184,6 +186,11 @@ export class PolicyPool {
     return this.#inFlight;
   }
 
+  /** When the pool last became empty (performance.now(), ms; -Infinity when it never held a request). */
+  get emptySince(): number {
+    return this.#emptySince;
+  }
+
   /**
    * When every worker is held by one long evaluation (a runaway, held.ts): the smallest body among the requests
    * holding them, bytes; 0 when some worker is not held. A request handed over now would wait for one to finish.
@@ -268,7 +275,7 @@ export class PolicyPool {
     const started = this.#started();
     return new Promise<T | PoolReview>((resolve, reject) => {
       this.#reviews.submit(task, (outcome) => {
-        this.#inFlight--;
+        this.#done();
         let review: PoolReview;
         if ('status' in outcome) {
           this.#metrics?.taskDone((performance.now() - started) / 1e3);
@@ -290,6 +297,11 @@ export class PolicyPool {
     this.#tasksSent++;
     this.#metrics?.taskStarted();
     return performance.now();
+  }
+
+  /** A request handed over is done (answered or failed). */
+  #done(): void {
+    if (--this.#inFlight === 0) this.#emptySince = performance.now();
   }
 
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
@@ -329,7 +341,7 @@ export class PolicyPool {
       const finish = (result: PoolEvaluation): void => {
         if (settled) return;
         settled = true;
-        this.#inFlight--;
+        this.#done();
         signal?.removeEventListener('abort', onAbort);
         resolve(result);
       };
