@@ -100,6 +100,7 @@ export class PolicyPool {
     const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
     const heldWorkers = (): number => this.heldWorkers();
     const placing = (bytes: number): void => { this.#held.placing = bytes; };
+    const workers = (): number => this.#threadIds().length;
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
     this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
@@ -136,10 +137,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
+      name: undefined, transfer: false, regular, threads: workers, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane<WorkerAnswer, ReviewTask>(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
+      name: 'review', transfer: true, regular, threads: workers, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
       // a batch's tasks written into one buffer as it goes, transferred: one allocation and one transfer per batch
       pack: (tasks) => {
         const buffer = encodeReviewTasks(tasks);
