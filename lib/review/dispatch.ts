@@ -2,8 +2,8 @@
 // control plane mostly sends requests one at a time, and then a hand-off to a sleeping thread costs more than the
 // work; under load the main thread must do no more than a bare server does.
 //
-// The rule (InlineRule): a request is evaluated inline when nothing is in the pool and the main thread was not busy
-// lately (its event-loop utilization over the last window below `busyAbove`; once requests go to the pool they come
+// The rule (InlineRule): a request is evaluated inline when nothing has been in the pool for `quietMs` and the main
+// thread was not busy lately (its event-loop utilization over the last window below `busyAbove`; once requests go to the pool they come
 // back only when the pool is empty and the utilization fell below `idleBelow`, so the mode does not flap). What may
 // run inline is bounded: a body above `maxInlineBytes`, or a snapshot whose inline evaluations have taken more than
 // `maxInlineMs` on average, goes to the pool whatever the load; such a snapshot is tried inline again, when idle, once
@@ -35,6 +35,13 @@ export interface InlineRuleOptions {
   readonly idleBelow?: number;
   /** the window the busy share is measured over, ms; default 10 */
   readonly windowMs?: number;
+  /**
+   * how long (ms) the pool must have been empty before a request is evaluated inline again; default 1. Under load the
+   * pool empties for the moment between its last answer and the clients' next requests, and the request arriving
+   * then would be evaluated inline while the next ones queue behind it; a control plane's lone requests come far
+   * more than 1 ms apart.
+   */
+  readonly quietMs?: number;
   /** a snapshot whose inline evaluation takes longer than this on average (ms) is not evaluated inline; default 5 */
   readonly maxInlineMs?: number;
   /** how often (ms) a snapshot found too slow is tried inline again, when idle; default 1,000 */
@@ -48,7 +55,7 @@ export interface InlineRuleOptions {
 }
 
 export const defaultInlineRule = {
-  busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024, runawayMs: 10, runawayMemoryMs: 10_000,
+  busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, quietMs: 1, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024, runawayMs: 10, runawayMemoryMs: 10_000,
 } as const;
 
 /** Inline evaluations of a snapshot ignored while the code warms up, then averaged (exponential, weight 1/8). */
@@ -78,8 +85,7 @@ export class InlineRule {
   }
 
   /** The main thread's busy share over the last window (measured at most once per window, so nearly free). */
-  busyShare(): number {
-    const now = performance.now();
+  busyShare(now = performance.now()): number {
     if (now - this.#markAt >= this.#options.windowMs) {
       const current = performance.eventLoopUtilization();
       this.#busy = performance.eventLoopUtilization(current, this.#mark).utilization;
@@ -89,13 +95,17 @@ export class InlineRule {
     return this.#busy;
   }
 
-  /** Whether a request of `bodyBytes` for `snapshot` is evaluated on this thread, with `inPool` requests in the pool. */
-  inline(inPool: number, bodyBytes: number, snapshot: object): boolean {
+  /**
+   * Whether a request of `bodyBytes` for `snapshot` is evaluated on this thread, with `inPool` requests in the pool,
+   * which last became empty at `poolEmptySince` (performance.now(), ms).
+   */
+  inline(inPool: number, bodyBytes: number, snapshot: object, poolEmptySince = -Infinity): boolean {
     if (bodyBytes > this.#options.maxInlineBytes) return false;
-    const busy = this.busyShare();
+    const now = performance.now();
+    const busy = this.busyShare(now);
     if (!this.#pooling && busy > this.#options.busyAbove) this.#pooling = true;
     else if (this.#pooling && inPool === 0 && busy < this.#options.idleBelow) this.#pooling = false;
-    if (this.#pooling || inPool !== 0) return false;
+    if (this.#pooling || inPool !== 0 || now - poolEmptySince < this.#options.quietMs) return false;
     return this.#bounded(bodyBytes, snapshot);
   }
 
@@ -224,7 +234,7 @@ export function policyPath(options: PolicyPathOptions): Reviewer {
   return (d) => {
     if (options.webhooks?.active()) return options.webhooks.reviewer(d);
     const snapshot = servingSnapshot();
-    if (pool !== undefined && snapshot !== undefined && compiled && !rule.inline(pool.inFlight, d.body.length, snapshot)
+    if (pool !== undefined && snapshot !== undefined && compiled && !rule.inline(pool.inFlight, d.body.length, snapshot, pool.emptySince)
       && !rule.inlineWhileHeld(pool.heldBy(), d.body.length, snapshot)) {
       return pooled(d, snapshot, pool);
     }

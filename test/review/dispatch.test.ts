@@ -161,6 +161,32 @@ test('the inline rule: a lone request inline, a busy main thread or a full pool 
   }
 });
 
+test('the inline rule: a pool that emptied less than quietMs ago is not idle (under load the next request would block the ones behind it)', async () => {
+  const rule = new InlineRule({ quietMs: 50 });
+  const snapshot = {};
+  // polled: on a loaded machine a window may count as busy
+  const idle = async (emptySince: number): Promise<void> => {
+    const deadline = Date.now() + 5_000;
+    while (!rule.inline(0, 4096, snapshot, emptySince)) {
+      assert.ok(Date.now() < deadline, 'idle, pool empty long enough: inline');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  await idle(-Infinity);
+  assert.equal(rule.inline(0, 4096, snapshot, performance.now()), false, 'the pool emptied just now: the pool');
+  assert.equal(rule.inline(0, 4096, snapshot, performance.now() - 20), false, 'emptied 20 ms ago, within quietMs: the pool');
+  await idle(performance.now() - 60);
+});
+
+test('the pool says when it last became empty', async (t) => {
+  const pool = await startPool(t, [validating]);
+  assert.equal(pool.emptySince, -Infinity, 'never held a request');
+  const body = readFileSync(join(packageRoot, 'testdata/bench/pod-review.json'));
+  const before = performance.now();
+  await pool.review({ endpoint: '/validate', body, deadline: Date.now() + 10_000, snapshotHash: validating.hash });
+  assert.ok(pool.emptySince >= before && pool.emptySince <= performance.now(), `emptySince ${pool.emptySince} when the answer came, after ${before}`);
+});
+
 test('a snapshot whose inline evaluations are slow goes to the pool; a fast one stays', () => {
   const rule = new InlineRule({ maxInlineMs: 1 });
   const slow = {};

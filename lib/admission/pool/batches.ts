@@ -32,6 +32,11 @@ export interface LaneOptions<R, T = Uint8Array> {
   size?(task: T): number;
   /** worker threads that are not reserves (pool.ts): a turn's requests are split between these */
   readonly regular: number;
+  /**
+   * the worker threads there are now; default Piscina's `threads.length` (which builds a new array on every read,
+   * and this is read per request: the pool passes a count it keeps until a worker is created or destroyed)
+   */
+  readonly threads?: () => number;
   /** one result per request of the batch, in order */
   decode(answer: Uint8Array): R[];
   /** a request the answer has no result for */
@@ -111,7 +116,7 @@ export class Lane<R, T = Uint8Array> {
   }
 
   #threads(): number {
-    return Math.max(1, Math.min(this.options.regular, this.piscina.threads.length));
+    return Math.max(1, Math.min(this.options.regular, this.options.threads ? this.options.threads() : this.piscina.threads.length));
   }
 
   #pack(tasks: readonly T[]): Packed {

@@ -86,6 +86,8 @@ export class PolicyPool {
   /** the workers' check observations, brought into the registry's families at scrapes (when there is a registry) */
   readonly #workerMetrics: WorkerMetrics | undefined;
   #inFlight = 0;
+  /** when the last request in the pool was answered (performance.now(), ms; -Infinity: never) */
+  #emptySince = -Infinity;
   #tasksSent = 0;
   #ids: readonly number[] | undefined;
   #closed = false;
@@ -98,6 +100,7 @@ export class PolicyPool {
     const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
     const heldWorkers = (): number => this.heldWorkers();
     const placing = (bytes: number): void => { this.#held.placing = bytes; };
+    const workers = (): number => this.#threadIds().length;
     const initial = [...(options.snapshot ? [options.snapshot] : []), ...(options.snapshots ?? [])].map(snapshotData);
     this.#snapshots = new CompiledSnapshots(initial);
     const channelName = `static-admissiond-policy-pool-${randomUUID()}`;
@@ -134,10 +137,10 @@ export class PolicyPool {
     });
     this.#policyTasks = new Lane(this.#piscina, maxBatch, {
       // PolicyTask buffers are copied: for a few KB a copy is cheaper than detaching an ArrayBuffer (bench/hop.ts)
-      name: undefined, transfer: false, regular, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
+      name: undefined, transfer: false, regular, threads: workers, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane<WorkerAnswer, ReviewTask>(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
+      name: 'review', transfer: true, regular, threads: workers, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
       // a batch's tasks written into one buffer as it goes, transferred: one allocation and one transfer per batch
       pack: (tasks) => {
         const buffer = encodeReviewTasks(tasks);
@@ -182,6 +185,11 @@ export class PolicyPool {
   /** requests in the pool now (queued or being evaluated) */
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** When the pool last became empty (performance.now(), ms; -Infinity when it never held a request). */
+  get emptySince(): number {
+    return this.#emptySince;
   }
 
   /**
@@ -268,7 +276,7 @@ export class PolicyPool {
     const started = this.#started();
     return new Promise<T | PoolReview>((resolve, reject) => {
       this.#reviews.submit(task, (outcome) => {
-        this.#inFlight--;
+        this.#done();
         let review: PoolReview;
         if ('status' in outcome) {
           this.#metrics?.taskDone((performance.now() - started) / 1e3);
@@ -290,6 +298,11 @@ export class PolicyPool {
     this.#tasksSent++;
     this.#metrics?.taskStarted();
     return performance.now();
+  }
+
+  /** A request handed over is done (answered or failed). */
+  #done(): void {
+    if (--this.#inFlight === 0) this.#emptySince = performance.now();
   }
 
   /** A task that did not come back: counted and logged, with the reason (`crashed`: Piscina rejected it). */
@@ -329,7 +342,7 @@ export class PolicyPool {
       const finish = (result: PoolEvaluation): void => {
         if (settled) return;
         settled = true;
-        this.#inFlight--;
+        this.#done();
         signal?.removeEventListener('abort', onAbort);
         resolve(result);
       };
