@@ -28,9 +28,39 @@ function celNumber(value: number): number | bigint {
   return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
 }
 
-/** JSON to CEL values; a copy made with an explicit stack, for objects nested 10,000 levels (as kube-apiserver accepts). */
-function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
-  return copyJson(root, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
+/** Below this depth the conversion recurses; deeper subtrees are copied with an explicit stack (copyJson). */
+const RECURSION_DEPTH = 200;
+
+/**
+ * JSON to CEL values. Recursive while shallow, which is every object the apiserver sends in practice and several
+ * times faster than the general copy (no task list, no callbacks); a subtree deeper than RECURSION_DEPTH is handed
+ * to copyJson, whose explicit stack copes with objects nested 10,000 levels (as kube-apiserver accepts). Same copy:
+ * key order kept, class instances and scalars shared, the memo read and written for every object and array.
+ */
+function convert(value: unknown, memo: WeakMap<object, unknown> | undefined, depth: number): unknown {
+  if (typeof value === 'number') return celNumber(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (memo !== undefined) {
+    const seen = memo.get(value);
+    if (seen !== undefined) return seen;
+  }
+  if (depth >= RECURSION_DEPTH) return copyJson(value, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
+  let copy: unknown[] | Record<string, unknown>;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) out[i] = convert(items[i], memo, depth + 1);
+    copy = out;
+  } else if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
+    for (const key in value) setOwn(out, key, convert(value[key], memo, depth + 1));
+    copy = out;
+  } else {
+    return value;
+  }
+  memo?.set(value, copy);
+  return copy;
 }
 
 /**
@@ -43,9 +73,18 @@ function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
  */
 export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unknown {
   if (typeof value === 'object' && value !== null && converted.has(value)) return value;
-  const result = convert(value, memo);
+  const result = convert(value, memo, 0);
   if (typeof result === 'object' && result !== null) converted.add(result);
   return result;
+}
+
+/**
+ * toCelValue for JSON only, with the memo as the one record of what was converted: the copy is not registered as a
+ * CEL value (a process-wide WeakSet entry per version of an object being mutated, held until the copy dies, costs
+ * more than the conversion of the few parts a mutation changed). `json` must not be a value toCelValue returned.
+ */
+export function jsonToCelValue(json: unknown, memo: WeakMap<object, unknown>): unknown {
+  return convert(json, memo, 0);
 }
 
 

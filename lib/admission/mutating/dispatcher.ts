@@ -86,6 +86,8 @@ function objectKind(kind: Readonly<GroupVersionKind>, object: unknown): ObjectKi
 /** One kind's view of the object in a pass (upstream's VersionedAttributes). */
 interface Versioned {
   readonly kind: Readonly<GroupVersionKind>;
+  /** kindKeyOf(kind) */
+  readonly kindKey: string;
   object: unknown;
   /** oldObject, params and namespaceObject in this kind */
   readonly fixed: CelActivation;
@@ -93,6 +95,11 @@ interface Versioned {
   dirty: boolean;
   /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
   decoded?: { readonly object: unknown; readonly kind: string };
+}
+
+/** A kind as a map key: "group/version/kind". */
+function kindKeyOf(kind: Readonly<GroupVersionKind>): string {
+  return `${kind.group ?? ''}/${kind.version ?? ''}/${kind.kind ?? ''}`;
 }
 
 /** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
@@ -176,33 +183,36 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     // dispatchInvocations): a pass mixing kinds keeps the last kind's mutations, as upstream does.
     const versioned = new Map<string, Versioned>();
     const versionedFor = (target: Matched): Versioned => {
-      const key = `${target.kind.group ?? ''}/${target.kind.version ?? ''}/${target.kind.kind ?? ''}`;
+      const key = kindKeyOf(target.kind);
       let v = versioned.get(key);
       if (v === undefined) {
-        v = {
-          kind: target.kind,
-          object: convertObject(object, ownKind, target.kind),
-          fixed: CelActivation.of({ oldObject: convertObject(request.oldObject ?? null, ownKind, target.kind), params: null, namespaceObject: celNamespaceObject(request) }),
-          dirty: false,
-        };
+        // oldObject, params and namespaceObject are the same in both passes: converted once per request and kind
+        let fixed = state.fixedActivations.get(key);
+        if (fixed === undefined) {
+          fixed = CelActivation.of({ oldObject: convertObject(request.oldObject ?? null, ownKind, target.kind), params: null, namespaceObject: celNamespaceObject(request) });
+          state.fixedActivations.set(key, fixed);
+        }
+        v = { kind: target.kind, kindKey: key, object: convertObject(object, ownKind, target.kind), fixed, dirty: false };
         versioned.set(key, v);
       }
       return v;
     };
     for (const invocation of invocations) versionedFor(invocation.target);
-    // Each object the pass sees (the input, then one per applied mutation) is converted to CEL values once, and each
-    // invocation target's `request` once: objects are never changed in place, so identity is enough.
-    const withObject = new WeakMap<object, CelActivation>();
-    const celRequests = new Map<Matched, unknown>();
+    // Each object the request sees (the input, then one per applied mutation) is converted to CEL values once per
+    // kind, and each invocation target's `request` once: objects are never changed in place, so identity is enough.
     const activationFor = (invocation: Invocation, v: Versioned): ScopedActivation => {
       const current = v.object;
+      let withObject = state.objectActivations.get(v.kindKey);
+      if (withObject === undefined) state.objectActivations.set(v.kindKey, (withObject = new WeakMap()));
       let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
       if (base === undefined) {
         base = v.fixed.withObject(current, state.celValues);
         if (typeof current === 'object' && current !== null) withObject.set(current, base);
       }
-      let celRequest_ = celRequests.get(invocation.target);
-      if (celRequest_ === undefined) celRequests.set(invocation.target, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
+      const target = invocation.target;
+      const requestKey = `${v.kindKey} ${target.resource.group ?? ''}/${target.resource.version ?? ''}/${target.resource.resource ?? ''}`;
+      let celRequest_ = state.celRequests.get(requestKey);
+      if (celRequest_ === undefined) state.celRequests.set(requestKey, (celRequest_ = toCelValue(celRequest(request, target))));
       let invoked = base.withRequest(celRequest_);
       if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
       // a fresh variables map per evaluation, as upstream builds one per activation (composition.go Variables)

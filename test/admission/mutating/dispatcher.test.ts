@@ -155,6 +155,34 @@ describe('reinvocation', () => {
     assert.equal(webhookCalls, 2);
   });
 
+  it('the second pass reads the request\'s own oldObject, namespaceObject and request, kept from the first; the next request its own', async () => {
+    // the activation's fixed values and `request` are converted once per request and kind, and used in both passes
+    const seen = '(oldObject == null ? "none" : oldObject.metadata.name) + "," + namespaceObject.metadata.name + "," + request.namespace + "," + request.operation';
+    const hooks = loadHooks(policy('seen', [{ applyConfiguration: addLabel('seen', seen) }], { reinvocationPolicy: 'IfNeeded' }));
+    const passes: string[] = [];
+    const webhook: MutatingPlugin = {
+      name: 'MutatingAdmissionWebhook',
+      admit(attributes) {
+        passes.push(labelsOf(attributes.object)['seen'] ?? '');
+        if (!attributes.reinvocation.isReinvoke) {
+          const object = structuredClone(attributes.object) as { metadata: { labels: Record<string, string> } };
+          object.metadata.labels['seen'] = 'changed by the webhook';
+          attributes.object = object;
+          attributes.reinvocation.setShouldReinvoke();
+        }
+        return Promise.resolve({ allowed: true });
+      },
+    };
+    const create = await mutate(hooks, requestFor(pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-a' })), [webhook]);
+    assert.deepEqual(passes, ['none,ns-a,ns-a,CREATE', 'none,ns-a,ns-a,CREATE']);
+    assert.equal(labelsOf(create.patched)['seen'], 'none,ns-a,ns-a,CREATE');
+    passes.length = 0;
+    const old = pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-b', name: 'old-name' });
+    const update = await mutate(hooks, requestFor(pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-b' }), 'UPDATE', old), [webhook]);
+    assert.deepEqual(passes, ['old-name,ns-b,ns-b,UPDATE', 'old-name,ns-b,ns-b,UPDATE']);
+    assert.equal(labelsOf(update.patched)['seen'], 'old-name,ns-b,ns-b,UPDATE');
+  });
+
   it('a denial by a later plugin is the answer, with no patch', async () => {
     const hooks = loadHooks(policy('p', [{ applyConfiguration: addLabel('x', '"y"') }]));
     const deny: MutatingPlugin = { name: 'MutatingAdmissionWebhook', admit: () => Promise.resolve({ allowed: false, status: { code: 403, message: 'no' } }) };
