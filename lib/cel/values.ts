@@ -125,30 +125,33 @@ export function adoptAsCelValue(value: unknown): unknown {
   return result;
 }
 
-/** A leaf's JSON (undefined for a container, whose JSON is built from its entries). */
-function leafToJson(value: unknown): { json: unknown } | undefined {
+/** leafToJson's answer for a container, whose JSON is built from its entries. */
+const CONTAINER: unique symbol = Symbol('container');
+
+/** A leaf's JSON, or CONTAINER (no wrapper object per leaf: a result has many). */
+function leafToJson(value: unknown): unknown {
   for (;;) {
     switch (typeof value) {
       case 'bigint':
-        return { json: Number(value) };
+        return Number(value);
       case 'object':
         break;
       default:
-        return { json: value };
+        return value;
     }
-    if (value === null) return { json: null };
+    if (value === null) return null;
     if (!(value instanceof CelOptional)) break;
-    if (!value.hasValue()) return { json: null };
+    if (!value.hasValue()) return null;
     value = value.value();
   }
-  if (value instanceof CelUint) return { json: Number(value.value) };
-  if (value instanceof CelDuration) return { json: formatDuration(value) };
-  if (value instanceof CelTimestamp) return { json: formatTimestamp(value) };
-  if (value instanceof CelType) return { json: value.name };
-  if (value instanceof CelObject) return { json: toStringValue(value) };
-  if (value instanceof Date) return { json: value.toISOString() };
-  if (value instanceof Uint8Array) return { json: Buffer.from(value).toString('base64') };
-  return undefined;
+  if (value instanceof CelUint) return Number(value.value);
+  if (value instanceof CelDuration) return formatDuration(value);
+  if (value instanceof CelTimestamp) return formatTimestamp(value);
+  if (value instanceof CelType) return value.name;
+  if (value instanceof CelObject) return toStringValue(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return CONTAINER;
 }
 
 /**
@@ -160,7 +163,7 @@ export function celValueToJson(root: unknown): unknown {
   const tasks: Array<readonly [source: object, out: unknown[] | Record<string, unknown>]> = [];
   const jsonOf = (value: unknown): unknown => {
     const leaf = leafToJson(value);
-    if (leaf !== undefined) return leaf.json;
+    if (leaf !== CONTAINER) return leaf;
     let source = value as object;
     while (source instanceof CelOptional) source = source.value() as object;
     const out = Array.isArray(source) || source instanceof Set ? [] : {};
@@ -173,8 +176,13 @@ export function celValueToJson(root: unknown): unknown {
     if (Array.isArray(out)) {
       for (const item of source as Iterable<unknown>) out.push(jsonOf(item));
     } else {
-      const entries = source instanceof Map ? source.entries() : Object.entries(source);
-      for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), jsonOf(v));
+      if (source instanceof Map) {
+        for (const [key, v] of source as Map<unknown, unknown>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), jsonOf(v));
+      } else {
+        // for…in, not Object.entries: no pair per entry (a map value's only enumerable keys are its own)
+        const entries = source as Record<string, unknown>;
+        for (const key in entries) setOwn(out, key, jsonOf(entries[key]));
+      }
     }
   }
   return result;
