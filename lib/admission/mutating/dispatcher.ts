@@ -20,6 +20,7 @@ import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.j
 import { convertObject, patchedVersionConversionError } from '../conversion/index.js';
 import { defaultObject } from '../defaulting/index.js';
 import { matchConditions } from '../match-conditions.js';
+import type { GroupOptions } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
 import { applyMutation } from './patchers.js';
 import { withoutEmptyMaps } from './typed-object.js';
@@ -67,6 +68,8 @@ interface Invocation {
   readonly policy: CompiledMutatingPolicy;
   readonly binding: string;
   readonly target: Matched;
+  /** the target's `request` variable, as a key: "group/version/kind group/version/resource" */
+  readonly requestKey: string;
 }
 
 function errorType(message: string): MutationCheck['errorType'] {
@@ -133,7 +136,8 @@ function denial(request: AdmissionRequest, errors: readonly PolicyError[]): Stat
 /** An invocation's activation and, when the policy has variables, their cost accounting. */
 interface ScopedActivation {
   readonly activation: CelActivation;
-  readonly variables: PolicyVariables | undefined;
+  /** deadline, signal and the policy's variables with their cost accounting */
+  readonly options: GroupOptions;
 }
 
 /**
@@ -164,7 +168,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       const bindingName = binding.metadata?.name ?? '';
       const d = decision.bindings[i]!;
       if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
-      else if (d.matches) invocations.push({ policy, binding: bindingName, target });
+      else if (d.matches) invocations.push({ policy, binding: bindingName, target, requestKey: `${kindKeyOf(target.kind)} ${target.resource.group ?? ''}/${target.resource.version ?? ''}/${target.resource.resource ?? ''}` });
     });
   }
 
@@ -173,7 +177,8 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       // a later plugin changed the object: every eligible policy runs again
       state.requireReinvokingPreviouslyInvoked();
     }
-    const options = { ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
+    // the evaluation options of a policy without variables, shared by its evaluations
+    const options: GroupOptions = { deadline: ctx.deadline, signal: ctx.signal };
     const ownKind = request.kind ?? { group: '', version: '', kind: '' };
     // the kind the request was made to, which upstream's attributes carry (kind is the one this daemon was sent)
     const attributesKind = request.requestKind ?? ownKind;
@@ -209,16 +214,14 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         base = v.fixed.withObject(current, state.celValues);
         if (typeof current === 'object' && current !== null) withObject.set(current, base);
       }
-      const target = invocation.target;
-      const requestKey = `${v.kindKey} ${target.resource.group ?? ''}/${target.resource.version ?? ''}/${target.resource.resource ?? ''}`;
-      let celRequest_ = state.celRequests.get(requestKey);
-      if (celRequest_ === undefined) state.celRequests.set(requestKey, (celRequest_ = toCelValue(celRequest(request, target))));
+      let celRequest_ = state.celRequests.get(invocation.requestKey);
+      if (celRequest_ === undefined) state.celRequests.set(invocation.requestKey, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
       let invoked = base.withRequest(celRequest_);
       if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
       // a fresh variables map per evaluation, as upstream builds one per activation (composition.go Variables)
-      if (invocation.policy.variables.length === 0) return { activation: invoked, variables: undefined };
+      if (invocation.policy.variables.length === 0) return { activation: invoked, options };
       const variables = new PolicyVariables(invocation.policy.variables, invoked);
-      return { activation: invoked.withVariables(variables.values), variables };
+      return { activation: invoked.withVariables(variables.values), options: { deadline: ctx.deadline, signal: ctx.signal, variables } };
     };
     let last: Versioned | undefined;
     const authorizer = new RequestAuthorizer({ client: ctx.authorization, deadline: ctx.deadline ?? Date.now() + 10_000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
@@ -233,7 +236,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       if (policy.matchConditions.length > 0) {
         const pending = authorized(policy, () => {
           const scoped = activationFor(invocation, v);
-          return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, { ...options, variables: scoped.variables });
+          return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, scoped.options);
         });
         const matched = pending instanceof Promise ? await pending : pending;
         if (matched.error !== undefined) {
@@ -257,7 +260,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
         const evaluated = authorized(policy, () => {
           const scoped = activationFor(invocation, v);
-          return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables }, decoded);
+          return applyMutation(mutation, scoped.activation, current, kind, scoped.options, decoded);
         });
         const outcome = evaluated instanceof Promise ? await evaluated : evaluated;
         const seconds = (performance.now() - started) / 1e3;

@@ -37,16 +37,25 @@ function keyPathElement(shape: ListShape, item: unknown): string {
   return `[${values.join(',')}]`;
 }
 
-/** The identity of an associative-list element: its key fields (defaults for omitted ones). */
+/**
+ * The identity of an associative-list element: its key fields (defaults for omitted ones), as a string that only
+ * the same key values give. Keys that are all strings (names, mostly) are written length-prefixed after a NUL, which
+ * no JSON text (the other keys, and mergeLists' fallback for an element without its key) starts with.
+ */
 function elementKey(shape: ListShape, item: unknown): string | undefined {
   const keys = shape.k ?? [];
   const parts: unknown[] = [];
+  let strings = true;
   for (const k of keys) {
     const v = isObject(item) && Object.hasOwn(item, k) && item[k] !== null ? item[k] : defaultOf(shape, k);
     if (v === undefined) return undefined;
+    if (typeof v !== 'string') strings = false;
     parts.push(v);
   }
-  return stringifyJson(parts);
+  if (!strings) return stringifyJson(parts);
+  let key = '\u0000';
+  for (const part of parts as string[]) key += `${part.length}:${part}`;
+  return key;
 }
 
 function pathElement(shape: ListShape, index: number, item: unknown): string {
