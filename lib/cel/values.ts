@@ -46,20 +46,31 @@ function convert(value: unknown, memo: WeakMap<object, unknown> | undefined, dep
   }
   if (depth >= RECURSION_DEPTH) return copyJson(value, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
   let copy: unknown[] | Record<string, unknown>;
+  // a container of scalars only is not remembered: copying it again, should a later version's parent be new, costs
+  // less than a memo entry for every one of them
+  let leaf = true;
   if (Array.isArray(value)) {
     const items = value as unknown[];
     const out = new Array<unknown>(items.length);
-    for (let i = 0; i < items.length; i++) out[i] = convert(items[i], memo, depth + 1);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item === 'object' && item !== null) leaf = false;
+      out[i] = convert(item, memo, depth + 1);
+    }
     copy = out;
   } else if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
-    for (const key in value) setOwn(out, key, convert(value[key], memo, depth + 1));
+    for (const key in value) {
+      const field = value[key];
+      if (typeof field === 'object' && field !== null) leaf = false;
+      setOwn(out, key, convert(field, memo, depth + 1));
+    }
     copy = out;
   } else {
     return value;
   }
-  memo?.set(value, copy);
+  if (!leaf) memo?.set(value, copy);
   return copy;
 }
 
