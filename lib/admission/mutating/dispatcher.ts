@@ -11,17 +11,15 @@
 import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { equalJson } from '../../json/index.js';
-import { CelActivation, toCelValue } from '../../cel/index.js';
-import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
+import { evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
-import type { Matched } from '../matching/index.js';
-import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject, patchedVersionConversionError } from '../conversion/index.js';
 import { defaultObject } from '../defaulting/index.js';
 import { matchConditions } from '../match-conditions.js';
-import type { GroupOptions } from '../budget.js';
 import { forbiddenStatus } from '../status.js';
+import { invocationOf, PassActivations } from './pass-activations.js';
+import type { Invocation, Versioned } from './pass-activations.js';
 import { applyMutation } from './patchers.js';
 import { withoutEmptyMaps } from './typed-object.js';
 import type { ObjectKind } from './patchers.js';
@@ -64,14 +62,6 @@ export interface PassContext {
   readonly authorization?: SubjectAccessReviewClient;
 }
 
-interface Invocation {
-  readonly policy: CompiledMutatingPolicy;
-  readonly binding: string;
-  readonly target: Matched;
-  /** the target's `request` variable, as a key: "group/version/kind group/version/resource" */
-  readonly requestKey: string;
-}
-
 function errorType(message: string): MutationCheck['errorType'] {
   if (message.startsWith('compilation')) return 'compile_error';
   if (message.startsWith('validation failed due to running out of cost budget')) return 'out_of_budget';
@@ -84,25 +74,6 @@ function objectKind(kind: Readonly<GroupVersionKind>, object: unknown): ObjectKi
   if (typeof o?.apiVersion === 'string' && typeof o.kind === 'string') return { apiVersion: o.apiVersion, kind: o.kind };
   const group = kind.group ?? '';
   return { apiVersion: group === '' ? kind.version ?? '' : `${group}/${kind.version ?? ''}`, kind: kind.kind ?? '' };
-}
-
-/** One kind's view of the object in a pass (upstream's VersionedAttributes). */
-interface Versioned {
-  readonly kind: Readonly<GroupVersionKind>;
-  /** kindKeyOf(kind) */
-  readonly kindKey: string;
-  object: unknown;
-  /** oldObject, params and namespaceObject in this kind */
-  readonly fixed: CelActivation;
-  /** a mutation was applied */
-  dirty: boolean;
-  /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
-  decoded?: { readonly object: unknown; readonly kind: string };
-}
-
-/** A kind as a map key: "group/version/kind". */
-function kindKeyOf(kind: Readonly<GroupVersionKind>): string {
-  return `${kind.group ?? ''}/${kind.version ?? ''}/${kind.kind ?? ''}`;
 }
 
 /** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
@@ -133,27 +104,13 @@ function denial(request: AdmissionRequest, errors: readonly PolicyError[]): Stat
   return status;
 }
 
-/** An invocation's activation and, when the policy has variables, their cost accounting. */
-interface ScopedActivation {
-  readonly activation: CelActivation;
-  /** deadline, signal and the policy's variables with their cost accounting */
-  readonly options: GroupOptions;
-}
-
 /**
- * Runs one pass of the plugin on `object` (not modified). The checks `authorizer` makes are cached for the pass, as
- * upstream's dispatcher caches them for each Dispatch; a policy that uses it is evaluated again once its checks are
- * answered (admission/authorization.ts).
+ * The invocations of the policies whose constraints and bindings match the request with `object` (upstream matches
+ * the object as the pass found it, before the delegate mutates), and the configuration errors met on the way.
  */
-export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): Promise<MutatingPass> {
-  const checks: MutationCheck[] = [];
-  // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
-  if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
-
-  const state = ctx.state;
+function matchInvocations(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown): { invocations: Invocation[]; errors: PolicyError[] } {
   const errors: PolicyError[] = [];
   const invocations: Invocation[] = [];
-  // matching sees the object as this pass found it (upstream matches before the delegate mutates)
   const matchRequest: AdmissionRequest = { ...request, object };
   for (const hook of hooks) {
     const decision = matchPolicyHook(hook, matchRequest);
@@ -168,63 +125,40 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       const bindingName = binding.metadata?.name ?? '';
       const d = decision.bindings[i]!;
       if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
-      else if (d.matches) invocations.push({ policy, binding: bindingName, target, requestKey: `${kindKeyOf(target.kind)} ${target.resource.group ?? ''}/${target.resource.version ?? ''}/${target.resource.resource ?? ''}` });
+      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target));
     });
   }
+  return { invocations, errors };
+}
+
+/**
+ * Runs one pass of the plugin on `object` (not modified). The checks `authorizer` makes are cached for the pass, as
+ * upstream's dispatcher caches them for each Dispatch; a policy that uses it is evaluated again once its checks are
+ * answered (admission/authorization.ts).
+ */
+export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): Promise<MutatingPass> {
+  const checks: MutationCheck[] = [];
+  // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
+  if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
+
+  const state = ctx.state;
+  const { invocations, errors } = matchInvocations(hooks, request, object);
 
   if (invocations.length > 0) {
     if (ctx.isReinvoke && state.outputChangedSinceLastInvocation(object)) {
       // a later plugin changed the object: every eligible policy runs again
       state.requireReinvokingPreviouslyInvoked();
     }
-    // the evaluation options of a policy without variables, shared by its evaluations
-    const options: GroupOptions = { deadline: ctx.deadline, signal: ctx.signal };
     const ownKind = request.kind ?? { group: '', version: '', kind: '' };
     // the kind the request was made to, which upstream's attributes carry (kind is the one this daemon was sent)
     const attributesKind = request.requestKind ?? ownKind;
-    // Upstream's versioned attributes: one per kind invoked, each converted from the object as the pass found it
-    // and mutated on its own (policy/generic/policy_dispatcher.go versionedAttributeAccessor). Only the last one a
-    // mutation ran on goes back into the request's object, and only if it changed (dispatcher.go
-    // dispatchInvocations): a pass mixing kinds keeps the last kind's mutations, as upstream does.
-    const versioned = new Map<string, Versioned>();
-    const versionedFor = (target: Matched): Versioned => {
-      const key = kindKeyOf(target.kind);
-      let v = versioned.get(key);
-      if (v === undefined) {
-        // oldObject, params and namespaceObject are the same in both passes: converted once per request and kind
-        let fixed = state.fixedActivations.get(key);
-        if (fixed === undefined) {
-          fixed = CelActivation.of({ oldObject: convertObject(request.oldObject ?? null, ownKind, target.kind), params: null, namespaceObject: celNamespaceObject(request) });
-          state.fixedActivations.set(key, fixed);
-        }
-        v = { kind: target.kind, kindKey: key, object: convertObject(object, ownKind, target.kind), fixed, dirty: false };
-        versioned.set(key, v);
-      }
-      return v;
-    };
-    for (const invocation of invocations) versionedFor(invocation.target);
-    // Each object the request sees (the input, then one per applied mutation) is converted to CEL values once per
-    // kind, and each invocation target's `request` once: objects are never changed in place, so identity is enough.
-    const activationFor = (invocation: Invocation, v: Versioned): ScopedActivation => {
-      const current = v.object;
-      let withObject = state.objectActivations.get(v.kindKey);
-      if (withObject === undefined) state.objectActivations.set(v.kindKey, (withObject = new WeakMap()));
-      let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
-      if (base === undefined) {
-        base = v.fixed.withObject(current, state.celValues);
-        if (typeof current === 'object' && current !== null) withObject.set(current, base);
-      }
-      let celRequest_ = state.celRequests.get(invocation.requestKey);
-      if (celRequest_ === undefined) state.celRequests.set(invocation.requestKey, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
-      let invoked = base.withRequest(celRequest_);
-      if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
-      // a fresh variables map per evaluation, as upstream builds one per activation (composition.go Variables)
-      if (invocation.policy.variables.length === 0) return { activation: invoked, options };
-      const variables = new PolicyVariables(invocation.policy.variables, invoked);
-      return { activation: invoked.withVariables(variables.values), options: { deadline: ctx.deadline, signal: ctx.signal, variables } };
-    };
-    let last: Versioned | undefined;
     const authorizer = new RequestAuthorizer({ client: ctx.authorization, deadline: ctx.deadline ?? Date.now() + 10_000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
+    // Upstream's versioned attributes: one per kind invoked, each mutated on its own. Only the last one a mutation
+    // ran on goes back into the request's object, and only if it changed (dispatcher.go dispatchInvocations): a pass
+    // mixing kinds keeps the last kind's mutations, as upstream does.
+    const activations = new PassActivations(request, object, state, ctx, authorizer);
+    for (const invocation of invocations) activations.versionedFor(invocation.target);
+    let last: Versioned | undefined;
     /**
      * `evaluate` as it is, or until its authorizer checks are answered. Only a policy that uses the authorizer waits:
      * the others are evaluated at once, without a promise and a turn of the event loop per expression.
@@ -232,10 +166,10 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     const authorized = <T>(policy: CompiledMutatingPolicy, evaluate: () => T): T | Promise<T> => (policy.usesAuthorizer ? evaluateAuthorized(authorizer, evaluate) : evaluate());
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
-      const v = versionedFor(invocation.target);
+      const v = activations.versionedFor(invocation.target);
       if (policy.matchConditions.length > 0) {
         const pending = authorized(policy, () => {
-          const scoped = activationFor(invocation, v);
+          const scoped = activations.activationFor(invocation, v);
           return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, scoped.options);
         });
         const matched = pending instanceof Promise ? await pending : pending;
@@ -259,7 +193,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
         const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
         const evaluated = authorized(policy, () => {
-          const scoped = activationFor(invocation, v);
+          const scoped = activations.activationFor(invocation, v);
           return applyMutation(mutation, scoped.activation, current, kind, scoped.options, decoded);
         });
         const outcome = evaluated instanceof Promise ? await evaluated : evaluated;
