@@ -53,11 +53,8 @@ export function evaluateGroup(
   const variables = options.variables;
   variables?.startGroup();
   const meter: CostMeter = { cost: 0 };
-  const evaluation: EvaluationOptions = {
-    meter,
-    ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
+  // one shape whatever is set (no spread of optional parts): an absent deadline or signal reads as undefined
+  const evaluation: EvaluationOptions = { meter, deadline: options.deadline, signal: options.signal };
   const outcomes = new Array<Outcome | undefined>(expressions.length);
   let remaining = budget;
   for (let i = 0; i < expressions.length; i++) {

@@ -1,5 +1,5 @@
 // The activation the admission hot path evaluates with (see CelActivation).
-import { adoptAsCelValue, toCelValue } from './values.js';
+import { adoptAsCelValue, jsonToCelValue, toCelValue } from './values.js';
 
 const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -66,7 +66,7 @@ export class CelActivation {
    * toCelValue) lets successive versions of an object share the conversion of the parts they share.
    */
   withObject(object: unknown, memo?: WeakMap<object, unknown>): CelActivation {
-    return new CelActivation(toCelValue(object ?? null, memo), this.oldObject, this.request, this.params, this.namespaceObject, this.variables, this.authz);
+    return new CelActivation(memo === undefined ? toCelValue(object ?? null) : jsonToCelValue(object ?? null, memo), this.oldObject, this.request, this.params, this.namespaceObject, this.variables, this.authz);
   }
 
   /** The same values with another `request` (JSON, converted here): a policy invoked with another matched kind. */

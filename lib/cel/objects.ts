@@ -23,8 +23,10 @@ function describe(value: unknown): string {
  */
 export function construct(typeName: string, fields: Readonly<Record<string, unknown>>, optionalFields: readonly string[]): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if (!optionalFields.includes(name)) {
+  // for…in, not Object.entries: no pair per field (the fields are a map literal's own keys)
+  for (const name in fields) {
+    const value = fields[name];
+    if (optionalFields.length === 0 || !optionalFields.includes(name)) {
       setOwn(result, name, value);
       continue;
     }

@@ -28,9 +28,50 @@ function celNumber(value: number): number | bigint {
   return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
 }
 
-/** JSON to CEL values; a copy made with an explicit stack, for objects nested 10,000 levels (as kube-apiserver accepts). */
-function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
-  return copyJson(root, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
+/** Below this depth the conversion recurses; deeper subtrees are copied with an explicit stack (copyJson). */
+const RECURSION_DEPTH = 200;
+
+/**
+ * JSON to CEL values. Recursive while shallow, which is every object the apiserver sends in practice and several
+ * times faster than the general copy (no task list, no callbacks); a subtree deeper than RECURSION_DEPTH is handed
+ * to copyJson, whose explicit stack copes with objects nested 10,000 levels (as kube-apiserver accepts). Same copy:
+ * key order kept, class instances and scalars shared, the memo read and written for every object and array.
+ */
+function convert(value: unknown, memo: WeakMap<object, unknown> | undefined, depth: number): unknown {
+  if (typeof value === 'number') return celNumber(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (memo !== undefined) {
+    const seen = memo.get(value);
+    if (seen !== undefined) return seen;
+  }
+  if (depth >= RECURSION_DEPTH) return copyJson(value, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
+  let copy: unknown[] | Record<string, unknown>;
+  // a container of scalars only is not remembered: copying it again, should a later version's parent be new, costs
+  // less than a memo entry for every one of them
+  let leaf = true;
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item === 'object' && item !== null) leaf = false;
+      out[i] = convert(item, memo, depth + 1);
+    }
+    copy = out;
+  } else if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
+    for (const key in value) {
+      const field = value[key];
+      if (typeof field === 'object' && field !== null) leaf = false;
+      setOwn(out, key, convert(field, memo, depth + 1));
+    }
+    copy = out;
+  } else {
+    return value;
+  }
+  if (!leaf) memo?.set(value, copy);
+  return copy;
 }
 
 /**
@@ -43,9 +84,18 @@ function convert(root: unknown, memo?: WeakMap<object, unknown>): unknown {
  */
 export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unknown {
   if (typeof value === 'object' && value !== null && converted.has(value)) return value;
-  const result = convert(value, memo);
+  const result = convert(value, memo, 0);
   if (typeof result === 'object' && result !== null) converted.add(result);
   return result;
+}
+
+/**
+ * toCelValue for JSON only, with the memo as the one record of what was converted: the copy is not registered as a
+ * CEL value (a process-wide WeakSet entry per version of an object being mutated, held until the copy dies, costs
+ * more than the conversion of the few parts a mutation changed). `json` must not be a value toCelValue returned.
+ */
+export function jsonToCelValue(json: unknown, memo: WeakMap<object, unknown>): unknown {
+  return convert(json, memo, 0);
 }
 
 
@@ -86,30 +136,33 @@ export function adoptAsCelValue(value: unknown): unknown {
   return result;
 }
 
-/** A leaf's JSON (undefined for a container, whose JSON is built from its entries). */
-function leafToJson(value: unknown): { json: unknown } | undefined {
+/** leafToJson's answer for a container, whose JSON is built from its entries. */
+const CONTAINER: unique symbol = Symbol('container');
+
+/** A leaf's JSON, or CONTAINER (no wrapper object per leaf: a result has many). */
+function leafToJson(value: unknown): unknown {
   for (;;) {
     switch (typeof value) {
       case 'bigint':
-        return { json: Number(value) };
+        return Number(value);
       case 'object':
         break;
       default:
-        return { json: value };
+        return value;
     }
-    if (value === null) return { json: null };
+    if (value === null) return null;
     if (!(value instanceof CelOptional)) break;
-    if (!value.hasValue()) return { json: null };
+    if (!value.hasValue()) return null;
     value = value.value();
   }
-  if (value instanceof CelUint) return { json: Number(value.value) };
-  if (value instanceof CelDuration) return { json: formatDuration(value) };
-  if (value instanceof CelTimestamp) return { json: formatTimestamp(value) };
-  if (value instanceof CelType) return { json: value.name };
-  if (value instanceof CelObject) return { json: toStringValue(value) };
-  if (value instanceof Date) return { json: value.toISOString() };
-  if (value instanceof Uint8Array) return { json: Buffer.from(value).toString('base64') };
-  return undefined;
+  if (value instanceof CelUint) return Number(value.value);
+  if (value instanceof CelDuration) return formatDuration(value);
+  if (value instanceof CelTimestamp) return formatTimestamp(value);
+  if (value instanceof CelType) return value.name;
+  if (value instanceof CelObject) return toStringValue(value);
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return CONTAINER;
 }
 
 /**
@@ -121,7 +174,7 @@ export function celValueToJson(root: unknown): unknown {
   const tasks: Array<readonly [source: object, out: unknown[] | Record<string, unknown>]> = [];
   const jsonOf = (value: unknown): unknown => {
     const leaf = leafToJson(value);
-    if (leaf !== undefined) return leaf.json;
+    if (leaf !== CONTAINER) return leaf;
     let source = value as object;
     while (source instanceof CelOptional) source = source.value() as object;
     const out = Array.isArray(source) || source instanceof Set ? [] : {};
@@ -134,8 +187,13 @@ export function celValueToJson(root: unknown): unknown {
     if (Array.isArray(out)) {
       for (const item of source as Iterable<unknown>) out.push(jsonOf(item));
     } else {
-      const entries = source instanceof Map ? source.entries() : Object.entries(source);
-      for (const [key, v] of entries as Iterable<[unknown, unknown]>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), jsonOf(v));
+      if (source instanceof Map) {
+        for (const [key, v] of source as Map<unknown, unknown>) setOwn(out, key instanceof CelUint ? String(key.value) : String(key), jsonOf(v));
+      } else {
+        // for…in, not Object.entries: no pair per entry (a map value's only enumerable keys are its own)
+        const entries = source as Record<string, unknown>;
+        for (const key in entries) setOwn(out, key, jsonOf(entries[key]));
+      }
     }
   }
   return result;

@@ -22,14 +22,16 @@ export function equalJson(a: unknown, b: unknown): boolean {
     }
     const xo = x as Record<string, unknown>;
     const yo = y as Record<string, unknown>;
+    // for…in, not Object.keys: no array per object (a JSON object has no enumerable inherited keys)
     let count = 0;
-    for (const key of Object.keys(xo)) {
-      if (xo[key] === undefined) continue;
+    for (const key in xo) {
+      const xv = xo[key];
+      if (xv === undefined) continue;
       if (!Object.hasOwn(yo, key)) return false;
       count++;
-      pending.push(xo[key], yo[key]);
+      pending.push(xv, yo[key]);
     }
-    for (const key of Object.keys(yo)) if (yo[key] !== undefined) count--;
+    for (const key in yo) if (yo[key] !== undefined) count--;
     if (count !== 0) return false;
   }
   return true;

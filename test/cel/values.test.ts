@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { CelActivation, celValueToJson, compileExpression, toCelValue } from '../../lib/cel/index.js';
-import { adoptAsCelValue } from '../../lib/cel/values.js';
+import { adoptAsCelValue, jsonToCelValue } from '../../lib/cel/values.js';
 
 function evaluate(expression: string): unknown {
   const result = compileExpression({ expression, environment: 'mutatingPolicy' });
@@ -27,6 +27,39 @@ describe('toCelValue', () => {
   it('returns its own results unchanged', () => {
     const once = toCelValue({ a: 1 });
     assert.equal(toCelValue(once), once);
+  });
+});
+
+describe('jsonToCelValue', () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) deepFreeze(child);
+    return Object.freeze(v);
+  };
+
+  it('converts as toCelValue does, key order kept, the input untouched (frozen here)', () => {
+    const text = '{"z": 1, "a": [2, {"k": 0.5, "j": 3}], "2": "x", "1": null, "__proto__": {"n": 4}}';
+    const out = jsonToCelValue(deepFreeze(JSON.parse(text)), new WeakMap());
+    assert.deepEqual(out, toCelValue(JSON.parse(text)));
+    assert.deepEqual(Object.keys(out as object), Object.keys(JSON.parse(text) as object));
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  });
+
+  it('shares the conversion of a subtree met again, by identity, also past the depth where it stops recursing', () => {
+    // 250 levels: the conversion recurses 200 levels, then goes on with an explicit stack (json/clone.ts)
+    let nested: unknown = { n: 1 };
+    for (let i = 0; i < 250; i++) nested = i % 2 === 0 ? { a: nested } : [nested];
+    const memo = new WeakMap<object, unknown>();
+    const v1 = deepFreeze({ spec: { x: nested, y: { m: 2 } }, meta: { l: 'a' } });
+    const v2 = deepFreeze({ ...v1, meta: { l: 'b' } });
+    const c1 = jsonToCelValue(v1, memo) as Record<string, Record<string, unknown>>;
+    const c2 = jsonToCelValue(v2, memo) as Record<string, Record<string, unknown>>;
+    assert.equal(c2['spec'], c1['spec'], 'the unchanged subtree is the same CEL value');
+    assert.notEqual(c2['meta'], c1['meta']);
+    assert.deepEqual(c2['meta'], { l: 'b' });
+    let leaf: unknown = c1['spec']!['x'];
+    while (typeof leaf === 'object' && leaf !== null && !('n' in leaf)) leaf = Array.isArray(leaf) ? leaf[0] : (leaf as { a: unknown }).a;
+    assert.deepEqual(leaf, { n: 1n });
+    assert.deepEqual(c1, toCelValue(v1));
   });
 });
 

@@ -11,16 +11,15 @@
 import type { AdmissionRequest, GroupVersionKind, Status } from '../../api/admission.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import { equalJson } from '../../json/index.js';
-import { CelActivation, toCelValue } from '../../cel/index.js';
-import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
+import { evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { SubjectAccessReviewClient } from '../../webhook/subject-access-review.js';
 import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
-import type { Matched } from '../matching/index.js';
-import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject, patchedVersionConversionError } from '../conversion/index.js';
 import { defaultObject } from '../defaulting/index.js';
 import { matchConditions } from '../match-conditions.js';
 import { forbiddenStatus } from '../status.js';
+import { invocationOf, PassActivations } from './pass-activations.js';
+import type { Invocation, Versioned } from './pass-activations.js';
 import { applyMutation } from './patchers.js';
 import { withoutEmptyMaps } from './typed-object.js';
 import type { ObjectKind } from './patchers.js';
@@ -63,12 +62,6 @@ export interface PassContext {
   readonly authorization?: SubjectAccessReviewClient;
 }
 
-interface Invocation {
-  readonly policy: CompiledMutatingPolicy;
-  readonly binding: string;
-  readonly target: Matched;
-}
-
 function errorType(message: string): MutationCheck['errorType'] {
   if (message.startsWith('compilation')) return 'compile_error';
   if (message.startsWith('validation failed due to running out of cost budget')) return 'out_of_budget';
@@ -81,18 +74,6 @@ function objectKind(kind: Readonly<GroupVersionKind>, object: unknown): ObjectKi
   if (typeof o?.apiVersion === 'string' && typeof o.kind === 'string') return { apiVersion: o.apiVersion, kind: o.kind };
   const group = kind.group ?? '';
   return { apiVersion: group === '' ? kind.version ?? '' : `${group}/${kind.version ?? ''}`, kind: kind.kind ?? '' };
-}
-
-/** One kind's view of the object in a pass (upstream's VersionedAttributes). */
-interface Versioned {
-  readonly kind: Readonly<GroupVersionKind>;
-  object: unknown;
-  /** oldObject, params and namespaceObject in this kind */
-  readonly fixed: CelActivation;
-  /** a mutation was applied */
-  dirty: boolean;
-  /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
-  decoded?: { readonly object: unknown; readonly kind: string };
 }
 
 /** upstream's `policy 'p' with binding 'b' denied request: …` (PolicyError.Error). */
@@ -123,26 +104,13 @@ function denial(request: AdmissionRequest, errors: readonly PolicyError[]): Stat
   return status;
 }
 
-/** An invocation's activation and, when the policy has variables, their cost accounting. */
-interface ScopedActivation {
-  readonly activation: CelActivation;
-  readonly variables: PolicyVariables | undefined;
-}
-
 /**
- * Runs one pass of the plugin on `object` (not modified). The checks `authorizer` makes are cached for the pass, as
- * upstream's dispatcher caches them for each Dispatch; a policy that uses it is evaluated again once its checks are
- * answered (admission/authorization.ts).
+ * The invocations of the policies whose constraints and bindings match the request with `object` (upstream matches
+ * the object as the pass found it, before the delegate mutates), and the configuration errors met on the way.
  */
-export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): Promise<MutatingPass> {
-  const checks: MutationCheck[] = [];
-  // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
-  if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
-
-  const state = ctx.state;
+function matchInvocations(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown): { invocations: Invocation[]; errors: PolicyError[] } {
   const errors: PolicyError[] = [];
   const invocations: Invocation[] = [];
-  // matching sees the object as this pass found it (upstream matches before the delegate mutates)
   const matchRequest: AdmissionRequest = { ...request, object };
   for (const hook of hooks) {
     const decision = matchPolicyHook(hook, matchRequest);
@@ -157,61 +125,40 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
       const bindingName = binding.metadata?.name ?? '';
       const d = decision.bindings[i]!;
       if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
-      else if (d.matches) invocations.push({ policy, binding: bindingName, target });
+      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target));
     });
   }
+  return { invocations, errors };
+}
+
+/**
+ * Runs one pass of the plugin on `object` (not modified). The checks `authorizer` makes are cached for the pass, as
+ * upstream's dispatcher caches them for each Dispatch; a policy that uses it is evaluated again once its checks are
+ * answered (admission/authorization.ts).
+ */
+export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest, object: unknown, ctx: PassContext): Promise<MutatingPass> {
+  const checks: MutationCheck[] = [];
+  // the plugin handles CREATE, UPDATE and CONNECT only: a DELETE has no body to mutate (plugin.go NewHandler)
+  if (hooks.length === 0 || request.operation === 'DELETE' || isExcludedFromPolicies(request)) return { object, checks };
+
+  const state = ctx.state;
+  const { invocations, errors } = matchInvocations(hooks, request, object);
 
   if (invocations.length > 0) {
     if (ctx.isReinvoke && state.outputChangedSinceLastInvocation(object)) {
       // a later plugin changed the object: every eligible policy runs again
       state.requireReinvokingPreviouslyInvoked();
     }
-    const options = { ...(ctx.deadline === undefined ? {} : { deadline: ctx.deadline }), ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) };
     const ownKind = request.kind ?? { group: '', version: '', kind: '' };
     // the kind the request was made to, which upstream's attributes carry (kind is the one this daemon was sent)
     const attributesKind = request.requestKind ?? ownKind;
-    // Upstream's versioned attributes: one per kind invoked, each converted from the object as the pass found it
-    // and mutated on its own (policy/generic/policy_dispatcher.go versionedAttributeAccessor). Only the last one a
-    // mutation ran on goes back into the request's object, and only if it changed (dispatcher.go
-    // dispatchInvocations): a pass mixing kinds keeps the last kind's mutations, as upstream does.
-    const versioned = new Map<string, Versioned>();
-    const versionedFor = (target: Matched): Versioned => {
-      const key = `${target.kind.group ?? ''}/${target.kind.version ?? ''}/${target.kind.kind ?? ''}`;
-      let v = versioned.get(key);
-      if (v === undefined) {
-        v = {
-          kind: target.kind,
-          object: convertObject(object, ownKind, target.kind),
-          fixed: CelActivation.of({ oldObject: convertObject(request.oldObject ?? null, ownKind, target.kind), params: null, namespaceObject: celNamespaceObject(request) }),
-          dirty: false,
-        };
-        versioned.set(key, v);
-      }
-      return v;
-    };
-    for (const invocation of invocations) versionedFor(invocation.target);
-    // Each object the pass sees (the input, then one per applied mutation) is converted to CEL values once, and each
-    // invocation target's `request` once: objects are never changed in place, so identity is enough.
-    const withObject = new WeakMap<object, CelActivation>();
-    const celRequests = new Map<Matched, unknown>();
-    const activationFor = (invocation: Invocation, v: Versioned): ScopedActivation => {
-      const current = v.object;
-      let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
-      if (base === undefined) {
-        base = v.fixed.withObject(current, state.celValues);
-        if (typeof current === 'object' && current !== null) withObject.set(current, base);
-      }
-      let celRequest_ = celRequests.get(invocation.target);
-      if (celRequest_ === undefined) celRequests.set(invocation.target, (celRequest_ = toCelValue(celRequest(request, invocation.target))));
-      let invoked = base.withRequest(celRequest_);
-      if (invocation.policy.usesAuthorizer) invoked = invoked.withAuthorizer(authorizerBinding(request, authorizer));
-      // a fresh variables map per evaluation, as upstream builds one per activation (composition.go Variables)
-      if (invocation.policy.variables.length === 0) return { activation: invoked, variables: undefined };
-      const variables = new PolicyVariables(invocation.policy.variables, invoked);
-      return { activation: invoked.withVariables(variables.values), variables };
-    };
-    let last: Versioned | undefined;
     const authorizer = new RequestAuthorizer({ client: ctx.authorization, deadline: ctx.deadline ?? Date.now() + 10_000, ...(ctx.signal === undefined ? {} : { signal: ctx.signal }) });
+    // Upstream's versioned attributes: one per kind invoked, each mutated on its own. Only the last one a mutation
+    // ran on goes back into the request's object, and only if it changed (dispatcher.go dispatchInvocations): a pass
+    // mixing kinds keeps the last kind's mutations, as upstream does.
+    const activations = new PassActivations(request, object, state, ctx, authorizer);
+    for (const invocation of invocations) activations.versionedFor(invocation.target);
+    let last: Versioned | undefined;
     /**
      * `evaluate` as it is, or until its authorizer checks are answered. Only a policy that uses the authorizer waits:
      * the others are evaluated at once, without a promise and a turn of the event loop per expression.
@@ -219,11 +166,11 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     const authorized = <T>(policy: CompiledMutatingPolicy, evaluate: () => T): T | Promise<T> => (policy.usesAuthorizer ? evaluateAuthorized(authorizer, evaluate) : evaluate());
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
-      const v = versionedFor(invocation.target);
+      const v = activations.versionedFor(invocation.target);
       if (policy.matchConditions.length > 0) {
         const pending = authorized(policy, () => {
-          const scoped = activationFor(invocation, v);
-          return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, { ...options, variables: scoped.variables });
+          const scoped = activations.activationFor(invocation, v);
+          return matchConditions(policy.matchExpressions, scoped.activation, policy.failurePolicy, scoped.options);
         });
         const matched = pending instanceof Promise ? await pending : pending;
         if (matched.error !== undefined) {
@@ -240,17 +187,17 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         last = v;
         // no object (a CONNECT without options): nothing to patch
         if (v.object === null || v.object === undefined) continue;
-        const started = process.hrtime.bigint();
+        const started = performance.now();
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
         const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
         const evaluated = authorized(policy, () => {
-          const scoped = activationFor(invocation, v);
-          return applyMutation(mutation, scoped.activation, current, kind, { ...options, variables: scoped.variables }, decoded);
+          const scoped = activations.activationFor(invocation, v);
+          return applyMutation(mutation, scoped.activation, current, kind, scoped.options, decoded);
         });
         const outcome = evaluated instanceof Promise ? await evaluated : evaluated;
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const seconds = (performance.now() - started) / 1e3;
         if (!outcome.ok) {
           checks.push({ policy: policy.name, binding, errorType: errorType(outcome.error), seconds });
           if (outcome.internal) {

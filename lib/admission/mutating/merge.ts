@@ -37,16 +37,25 @@ function keyPathElement(shape: ListShape, item: unknown): string {
   return `[${values.join(',')}]`;
 }
 
-/** The identity of an associative-list element: its key fields (defaults for omitted ones). */
+/**
+ * The identity of an associative-list element: its key fields (defaults for omitted ones), as a string that only
+ * the same key values give. Keys that are all strings (names, mostly) are written length-prefixed after a NUL, which
+ * no JSON text (the other keys, and mergeLists' fallback for an element without its key) starts with.
+ */
 function elementKey(shape: ListShape, item: unknown): string | undefined {
   const keys = shape.k ?? [];
   const parts: unknown[] = [];
+  let strings = true;
   for (const k of keys) {
     const v = isObject(item) && Object.hasOwn(item, k) && item[k] !== null ? item[k] : defaultOf(shape, k);
     if (v === undefined) return undefined;
+    if (typeof v !== 'string') strings = false;
     parts.push(v);
   }
-  return stringifyJson(parts);
+  if (!strings) return stringifyJson(parts);
+  let key = '\u0000';
+  for (const part of parts as string[]) key += `${part.length}:${part}`;
+  return key;
 }
 
 function pathElement(shape: ListShape, index: number, item: unknown): string {
@@ -203,18 +212,21 @@ type MergeStep = { readonly value: unknown } | { readonly frame: MergeFrame };
 
 const frame = (list: boolean, jobs: MergeJob[], live: JsonObject | unknown[] | undefined): MergeStep => ({ frame: { list, jobs, results: [], live } });
 
+/**
+ * A map's merge: a job for each key the configuration sets, live keys first in their order, then new keys in the
+ * configuration's order. A field the configuration does not set keeps its live value (mergeStep's first case):
+ * finishMap takes those from the live map, so the many fields an apply configuration leaves alone cost no job.
+ */
 function mergeMaps(shape: Shape, lhs: unknown, rhs: JsonObject): MergeStep {
   const live = isObject(lhs) ? lhs : undefined;
   if (isEmpty(live) && isEmpty(rhs)) return { value: rhs };
   const jobs: MergeJob[] = [];
   if (live !== undefined) {
-    for (const key of Object.keys(live)) {
-      // a field the configuration does not set keeps its live value (mergeStep's first case)
-      if (!Object.hasOwn(rhs, key) || rhs[key] === undefined) jobs.push({ key, asIs: live[key] });
-      else jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: rhs[key] });
+    for (const key in live) {
+      if (Object.hasOwn(rhs, key) && rhs[key] !== undefined) jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: live[key], rhs: rhs[key] });
     }
   }
-  for (const key of Object.keys(rhs)) {
+  for (const key in rhs) {
     if (live !== undefined && Object.hasOwn(live, key)) continue;
     jobs.push({ key, shape: fieldShape(shape, key) ?? deduced, lhs: undefined, rhs: rhs[key] });
   }
@@ -287,41 +299,58 @@ function mergeStep(shape: Shape, lhs: unknown, rhs: unknown): MergeStep {
 }
 
 /**
- * Whether the merge left the live container as it was: the same children, in the same places. It is then the result
+ * Whether the merge left the live list as it was: the same elements, in the same places. It is then the result
  * itself, so a configuration that changes nothing changes no value's identity (the request's memos of CEL values,
  * pruning, defaulting and decoding, keyed by identity, keep holding).
  */
-function unchanged(f: MergeFrame): boolean {
-  const live = f.live;
-  if (live === undefined || f.results.length !== f.jobs.length) return false;
-  if (f.list) {
-    const list = live as unknown[];
-    if (list.length !== f.results.length) return false;
-    for (let i = 0; i < list.length; i++) if (f.results[i] !== list[i]) return false;
-    return true;
-  }
-  const map = live as JsonObject;
+function listUnchanged(f: MergeFrame): boolean {
+  const list = f.live as unknown[] | undefined;
+  if (list === undefined || list.length !== f.results.length) return false;
+  for (let i = 0; i < list.length; i++) if (f.results[i] !== list[i]) return false;
+  return true;
+}
+
+/**
+ * The merged map: the live keys in their order (merged where the configuration sets them, else as they were), then
+ * the new keys; absent values left out, and an empty result absent itself. The live map itself when every key kept
+ * its value and none was added or dropped (see listUnchanged).
+ */
+function finishMap(f: MergeFrame): unknown {
+  const live = f.live as JsonObject | undefined;
+  const out: JsonObject = {};
   let count = 0;
-  for (let i = 0; i < f.jobs.length; i++) {
-    const key = f.jobs[i]!.key!;
-    if (!Object.hasOwn(map, key) || map[key] !== f.results[i]) return false;
-    count++;
+  let changed = false;
+  let j = 0;
+  if (live !== undefined) {
+    for (const key in live) {
+      let value = live[key];
+      if (j < f.jobs.length && f.jobs[j]!.key === key) {
+        const merged = f.results[j++];
+        if (merged !== value) changed = true;
+        value = merged;
+      }
+      if (value === undefined) continue;
+      setOwn(out, key, value);
+      count++;
+    }
   }
-  return count === Object.keys(map).length;
+  for (; j < f.jobs.length; j++) {
+    const value = f.results[j];
+    if (value === undefined) continue;
+    setOwn(out, f.jobs[j]!.key!, value);
+    count++;
+    changed = true;
+  }
+  if (count === 0) return undefined;
+  return changed ? out : live;
 }
 
 /** The merged container: absent children left out, and an empty result absent itself. */
 function finish(f: MergeFrame): unknown {
-  if (unchanged(f)) return f.live;
-  if (f.list) {
-    const out = f.results.filter((v) => v !== undefined);
-    return out.length > 0 ? out : undefined;
-  }
-  const out: JsonObject = {};
-  f.jobs.forEach((job, i) => {
-    if (f.results[i] !== undefined) setOwn(out, job.key!, f.results[i]);
-  });
-  return Object.keys(out).length > 0 ? out : undefined;
+  if (!f.list) return finishMap(f);
+  if (listUnchanged(f)) return f.live;
+  const out = f.results.filter((v) => v !== undefined);
+  return out.length > 0 ? out : undefined;
 }
 
 /** Merges the applied value into the live one (undefined: absent). Neither input is modified. */
@@ -333,7 +362,11 @@ export function mergeValue(shape: Shape, lhs: unknown, rhs: unknown): unknown {
     const f = stack[stack.length - 1]!;
     if (f.results.length < f.jobs.length) {
       const job = f.jobs[f.results.length]!;
-      const next = 'asIs' in job ? { value: job.asIs } : mergeStep(job.shape, job.lhs, job.rhs);
+      if ('asIs' in job) {
+        f.results.push(job.asIs);
+        continue;
+      }
+      const next = mergeStep(job.shape, job.lhs, job.rhs);
       if ('value' in next) f.results.push(next.value);
       else stack.push(next.frame);
       continue;

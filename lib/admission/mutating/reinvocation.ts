@@ -5,6 +5,7 @@
 import { equalJson } from '../../json/index.js';
 import type { PrunedSubtrees } from './typed-object.js';
 import type { CheckedSubtrees } from '../../api/strict-check.js';
+import type { CelActivation } from '../../cel/index.js';
 import { defaultedParts } from '../defaulting/index.js';
 import type { DefaultedParts } from '../defaulting/index.js';
 
@@ -22,6 +23,12 @@ export class PolicyReinvocationState {
   #reinvoke = new Set<InvocationKey>();
   /** the objects of this request converted to CEL values, by JSON subtree (successive versions share most) */
   readonly celValues = new WeakMap<object, unknown>();
+  /** per kind invoked ("group/version/kind"): each version of the object met, with its activation */
+  readonly objectActivations = new Map<string, WeakMap<object, CelActivation>>();
+  /** per kind invoked: oldObject, params and namespaceObject as CEL values (the same in both passes) */
+  readonly fixedActivations = new Map<string, CelActivation>();
+  /** `request` as CEL values, per invocation target ("group/version/kind group/version/resource") */
+  readonly celRequests = new Map<string, unknown>();
   /** the subtrees of this request's objects already pruned as their Go type (typed-object.ts) */
   readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
   /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */

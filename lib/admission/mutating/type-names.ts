@@ -4,13 +4,24 @@
 // each JSONPatch value that is a construction, and reports `type mismatch: <these errors>`.
 import { constructionTypeOf } from '../../cel/index.js';
 
-/** Visits `root` depth first (children in order), from an explicit stack: a result can be as deep as the object. */
+/** A container still to visit: its path is the parent's, extended by `key` when the parent is a construction. */
+interface Pending {
+  readonly value: object;
+  readonly parentPath: string;
+  readonly key: string | undefined;
+}
+
+/**
+ * Visits `root` depth first (children in order), from an explicit stack: a result can be as deep as the object.
+ * Scalars are passed over where they are met, and a field's path is only built when its value is visited.
+ */
 function check(root: unknown, rootPath: string, errors: string[]): void {
-  const pending: Array<readonly [value: unknown, path: string]> = [[root, rootPath]];
-  const later: Array<readonly [value: unknown, path: string]> = [];
+  if (typeof root !== 'object' || root === null) return;
+  const pending: Pending[] = [{ value: root, parentPath: rootPath, key: undefined }];
+  const later: Pending[] = [];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    const [value, path] = item;
-    if (typeof value !== 'object' || value === null) continue;
+    const { value, parentPath, key } = item;
+    const path = key === undefined ? parentPath : `${parentPath}.${key}`;
     // children are gathered in order, then pushed reversed so that they are visited in order
     later.length = 0;
     const typeName = constructionTypeOf(value);
@@ -18,13 +29,21 @@ function check(root: unknown, rootPath: string, errors: string[]): void {
       if (typeName !== path) {
         errors.push(`unexpected type name ${JSON.stringify(typeName)}, expected ${JSON.stringify(path)}, which matches field name path from root Object type`);
       }
-      for (const [key, field] of Object.entries(value)) later.push([field, `${path}.${key}`]);
+      const fields = value as Record<string, unknown>;
+      for (const k in fields) {
+        const field = fields[k];
+        if (typeof field === 'object' && field !== null) later.push({ value: field, parentPath: path, key: k });
+      }
     } else if (Array.isArray(value) || value instanceof Set) {
-      for (const child of value) later.push([child, path]);
+      for (const child of value as Iterable<unknown>) if (typeof child === 'object' && child !== null) later.push({ value: child, parentPath: path, key: undefined });
     } else if (value instanceof Map) {
-      for (const child of value.values()) later.push([child, path]);
+      for (const child of value.values() as Iterable<unknown>) if (typeof child === 'object' && child !== null) later.push({ value: child, parentPath: path, key: undefined });
     } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
-      for (const child of Object.values(value)) later.push([child, path]);
+      const entries = value as Record<string, unknown>;
+      for (const k in entries) {
+        const child = entries[k];
+        if (typeof child === 'object' && child !== null) later.push({ value: child, parentPath: path, key: undefined });
+      }
     }
     for (let i = later.length - 1; i >= 0; i--) pending.push(later[i]!);
   }

@@ -126,7 +126,8 @@ function pruneContainer(value: Json[] | { [key: string]: Json }, type: Exclude<P
   }
   if (!isObject(value)) return value;
   let out: Record<string, Json> | undefined;
-  for (const k of Object.keys(value)) {
+  // for…in, not Object.keys: no array per object (a JSON object has no enumerable inherited keys)
+  for (const k in value) {
     const v = value[k]!;
     const field = type.t === 'struct' ? type.fields.get(k) : undefined;
     const element = type.t === 'struct' ? field?.type : type.element;

@@ -177,6 +177,11 @@ describe('merge cases', () => {
     assert.equal(merge({ spec: { containers: [{ name: 'app', image: 'app:1' }] } }), live);
     assert.notEqual(merge({ spec: { containers: [{ name: 'app', workingDir: '/' }] } }), live);
     assert.notEqual(merge({ spec: { containers: [{ name: 'app', image: null }] } }), live);
+    // keys in the live order, merged ones in their place, new ones after them in the configuration's order
+    const app = spec(merge({ spec: { containers: [{ workingDir: '/', name: 'app', image: 'app:2', args: ['x'] }] } })).containers[0]!;
+    assert.deepEqual(Object.keys(app), [...Object.keys(liveSpec.containers[0]!), 'workingDir', 'args']);
+    assert.equal(app['image'], 'app:2');
+    assert.deepEqual(Object.keys(merge({ spec: { priorityClassName: 'p' } })), Object.keys(live));
   });
 
   it('a configuration that changes nothing answers no patch, also with a policy reinvoked after it', async () => {

@@ -114,6 +114,26 @@ describe('evaluation', () => {
   });
 });
 
+/**
+ * The webhook plugin's place in the chain: in the first pass it sets the label `key` to `value` and asks for the
+ * second; `seen` gets the object it was given in each pass.
+ */
+function labellingWebhook(key: string, value: string, seen: unknown[]): MutatingPlugin {
+  return {
+    name: 'MutatingAdmissionWebhook',
+    admit(attributes) {
+      seen.push(attributes.object);
+      if (!attributes.reinvocation.isReinvoke) {
+        const object = structuredClone(attributes.object) as { metadata: { labels: Record<string, string> } };
+        object.metadata.labels[key] = value;
+        attributes.object = object;
+        attributes.reinvocation.setShouldReinvoke();
+      }
+      return Promise.resolve({ allowed: true });
+    },
+  };
+}
+
 describe('reinvocation', () => {
   it('an IfNeeded policy runs again when a later policy changed the object; a Never policy does not', async () => {
     const counter = (name: string, reinvocationPolicy: 'IfNeeded' | 'Never'): string => policy(name, [{
@@ -136,23 +156,26 @@ describe('reinvocation', () => {
 
   it('a change by a later plugin (the webhook plugin\'s place) makes IfNeeded policies run in the second pass', async () => {
     const hooks = loadHooks(policy('copy', [{ applyConfiguration: addLabel('copied', 'object.?metadata.labels["hook"].orValue("none")') }], { reinvocationPolicy: 'IfNeeded' }));
-    let webhookCalls = 0;
-    const webhook: MutatingPlugin = {
-      name: 'MutatingAdmissionWebhook',
-      admit(attributes) {
-        webhookCalls++;
-        if (!attributes.reinvocation.isReinvoke) {
-          const object = structuredClone(attributes.object) as { metadata: { labels: Record<string, string> } };
-          object.metadata.labels['hook'] = 'set';
-          attributes.object = object;
-          attributes.reinvocation.setShouldReinvoke();
-        }
-        return Promise.resolve({ allowed: true });
-      },
-    };
-    const { patched } = await mutate(hooks, requestFor(aPod()), [webhook]);
+    const seen: unknown[] = [];
+    const { patched } = await mutate(hooks, requestFor(aPod()), [labellingWebhook('hook', 'set', seen)]);
     assert.deepEqual(labelsOf(patched), { app: 'web', copied: 'set', hook: 'set' });
-    assert.equal(webhookCalls, 2);
+    assert.equal(seen.length, 2);
+  });
+
+  it('the second pass reads the request\'s own oldObject, namespaceObject and request, kept from the first; the next request its own', async () => {
+    // the activation's fixed values and `request` are converted once per request and kind, and used in both passes
+    const seen = '(oldObject == null ? "none" : oldObject.metadata.name) + "," + namespaceObject.metadata.name + "," + request.namespace + "," + request.operation';
+    const hooks = loadHooks(policy('seen', [{ applyConfiguration: addLabel('seen', seen) }], { reinvocationPolicy: 'IfNeeded' }));
+    const objects: unknown[] = [];
+    const webhook = labellingWebhook('seen', 'changed by the webhook', objects);
+    const passes = (): string[] => objects.splice(0).map((o) => labelsOf(o)['seen'] ?? '');
+    const create = await mutate(hooks, requestFor(pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-a' })), [webhook]);
+    assert.deepEqual(passes(), ['none,ns-a,ns-a,CREATE', 'none,ns-a,ns-a,CREATE']);
+    assert.equal(labelsOf(create.patched)['seen'], 'none,ns-a,ns-a,CREATE');
+    const old = pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-b', name: 'old-name' });
+    const update = await mutate(hooks, requestFor(pod({ containers: [{ name: 'c', image: 'i' }] }, { namespace: 'ns-b' }), 'UPDATE', old), [webhook]);
+    assert.deepEqual(passes(), ['old-name,ns-b,ns-b,UPDATE', 'old-name,ns-b,ns-b,UPDATE']);
+    assert.equal(labelsOf(update.patched)['seen'], 'old-name,ns-b,ns-b,UPDATE');
   });
 
   it('a denial by a later plugin is the answer, with no patch', async () => {
