@@ -18,7 +18,7 @@ import { decodeTask, encodeBatchResults } from '../lib/admission/pool/codec.js';
 import type { TaskOutcome } from '../lib/admission/pool/codec.js';
 import { decodeReviewTasks, encodeReviewAnswers } from '../lib/admission/pool/review-codec.js';
 import type { ReviewTask, WorkerAnswer } from '../lib/admission/pool/review-codec.js';
-import { currentThreadId, setThreadNice } from '../lib/admission/pool/priority.js';
+import { currentThreadId, processNice, setThreadNice } from '../lib/admission/pool/priority.js';
 import { testHookExit, testHookHang, watchdogLayout } from '../lib/admission/pool/protocol.js';
 import type { ChannelMessage, PolicyWorkerData } from '../lib/admission/pool/protocol.js';
 import { WorkerSnapshots } from '../lib/admission/pool/worker-snapshots.js';
@@ -72,6 +72,8 @@ let slot = -1;
 for (let i = 0; i < watchdog.slots && slot < 0; i++) if (Atomics.compareExchange(watchdog.owners, i, 0, threadId) === 0) slot = i;
 // the kernel's id of this thread, for the main thread to lower its priority while it is held by a runaway (pool/priority.ts)
 const tid = currentThreadId();
+/** the priority this thread returns to after a long evaluation: the process's (priority.ts) */
+const normalNice = processNice();
 if (slot >= 0) watchdog.tid[slot] = tid;
 
 /**
@@ -86,7 +88,7 @@ function busy(deadline: number, bytes = 0): void {
   // the long evaluation the main thread lowered this thread's priority for is over
   if (watchdog.lowered[slot] === 1) {
     watchdog.lowered[slot] = 0;
-    setThreadNice(tid, 0);
+    setThreadNice(tid, normalNice);
   }
 }
 

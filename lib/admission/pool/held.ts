@@ -8,7 +8,7 @@
 // the size of every request holding them (lib/review/dispatch.ts): CEL's cost grows with the object, so that one is
 // unlikely to be another runaway, and waiting would cost it at least the rest of one.
 import type { Piscina } from 'piscina';
-import { heldNice, mayRestorePriority, setThreadNice } from './priority.js';
+import { heldNiceFor, mayRestorePriority, processNice, setThreadNice } from './priority.js';
 import type { WatchdogTable } from './protocol.js';
 
 type PiscinaOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
@@ -30,6 +30,9 @@ export class HeldWorkers {
 
   /** lower the priority of held workers (only where they can raise it back: priority.ts) */
   readonly #lowerHeld: boolean;
+
+  /** the nice value a held worker gets: 10 steps below the process's */
+  readonly #heldNice = heldNiceFor(processNice());
 
   /**
    * The largest request (bytes) of the batch the pool is placing right now (0: not known, e.g. a batch placed later
@@ -76,7 +79,7 @@ export class HeldWorkers {
   #lower(slot: number): void {
     const { tid, lowered } = this.table;
     if (!this.#lowerHeld || lowered[slot] === 1 || tid[slot] === 0) return;
-    if (setThreadNice(tid[slot]!, heldNice)) lowered[slot] = 1;
+    if (setThreadNice(tid[slot]!, this.#heldNice)) lowered[slot] = 1;
   }
 
   /**

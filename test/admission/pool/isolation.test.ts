@@ -11,7 +11,7 @@ import { PolicyPool } from '../../../lib/admission/pool/pool.js';
 import type { PolicyPoolOptions, PoolReview } from '../../../lib/admission/pool/pool.js';
 import { HeldWorkers } from '../../../lib/admission/pool/held.js';
 import type { LoadBalancer } from '../../../lib/admission/pool/held.js';
-import { mayRestorePriority } from '../../../lib/admission/pool/priority.js';
+import { heldNiceFor, mayRestorePriority, processNice } from '../../../lib/admission/pool/priority.js';
 import { createWatchdogBuffer, testHookHang, watchdogLayout } from '../../../lib/admission/pool/protocol.js';
 import { loadSnapshotSync } from '../../../lib/reload/pipeline.js';
 import { InlineRule, policyPath } from '../../../lib/review/dispatch.js';
@@ -148,10 +148,16 @@ function threadNices(): number[] {
 }
 
 test('a held worker runs at a lower priority (where the process may raise it back)', { skip: process.platform !== 'linux' || !mayRestorePriority() ? 'needs Linux and CAP_SYS_NICE or RLIMIT_NICE' : false }, async (t) => {
+  // relative to the process's own nice value (a unit's Nice=, or this test run under `nice -n 10`)
+  const base = processNice();
   const pool = await startPool(t, { reserveThreads: 1 });
-  assert.equal(threadNices().filter((n) => n !== 0).length, 0);
+  assert.equal(threadNices().filter((n) => n !== base).length, 0);
   void pool.review(task(hanging(8_192)));
   await untilHeld(pool, 1);
-  assert.deepEqual(threadNices().filter((n) => n !== 0), [10], 'the held worker alone, at nice 10');
+  assert.deepEqual(threadNices().filter((n) => n !== base), [heldNiceFor(base)], 'the held worker alone, 10 steps down');
   assert.ok(allowed(await pool.review(task(pod))), 'the reserve answers, at normal priority');
+});
+
+test('the held priority is 10 steps below the process\'s, and never below 19', () => {
+  assert.deepEqual([0, 5, 9, 12, 19].map(heldNiceFor), [10, 15, 19, 19, 19]);
 });
