@@ -65,7 +65,8 @@ export {
 } from './options.js';
 export type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
-const workerFile = fileURLToPath(new URL('../../../workers/policy-worker.js', import.meta.url));
+/** The file Piscina loads in each worker: a CommonJS entry that imports the worker (workers/policy-worker-entry.cts says why). */
+export const workerFile = fileURLToPath(new URL('../../../workers/policy-worker-entry.cjs', import.meta.url));
 
 function snapshotData(snapshot: Snapshot): SnapshotData {
   return { plugin: snapshot.plugin, hash: snapshot.hash, manifests: snapshot.manifests };
