@@ -22,9 +22,6 @@ export function setOwn(o: Record<string, unknown>, key: string, value: unknown):
 export function copyObject<T>(o: Readonly<Record<string, T>>): Record<string, T> {
   const out: Record<string, T> = {};
   // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
-  for (const key in o) {
-    if (key === '__proto__') Object.defineProperty(out, key, { value: o[key], enumerable: true, writable: true, configurable: true });
-    else out[key] = o[key]!;
-  }
+  for (const key in o) setOwn(out, key, o[key]);
   return out;
 }
