@@ -6,4 +6,4 @@ export { diffJson } from './diff.js';
 export type { DiffOperation } from './diff.js';
 export { equalJson } from './equal.js';
 export { stringifyJson } from './stringify.js';
-export { ownValue, setOwn } from './own.js';
+export { copyObject, ownValue, setOwn } from './own.js';

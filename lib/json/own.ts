@@ -12,3 +12,16 @@ export function setOwn(o: Record<string, unknown>, key: string, value: unknown):
   if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
   else o[key] = value;
 }
+
+/**
+ * A shallow copy of a JSON object, own keys in order, `__proto__` kept as data (what `{ ...o }` gives). Written as a
+ * loop, not a spread, for copies that get new keys afterwards: in V8 (Node 20) a property added to an object-spread
+ * clone keeps the young objects it points to alive through every minor GC until the next full one (they are copied
+ * and promoted: ~0.7 MB per scavenge on /mutate's bench, where the defaulters and JSON Patch add keys to copies).
+ */
+export function copyObject<T>(o: Readonly<Record<string, T>>): Record<string, T> {
+  const out: Record<string, T> = {};
+  // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
+  for (const key in o) setOwn(out, key, o[key]);
+  return out;
+}

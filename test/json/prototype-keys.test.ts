@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { defaultObject } from '../../lib/admission/defaulting/index.js';
 import { decodeError } from '../../lib/admission/mutating/strict-decode.js';
 import { parseFeatureGates } from '../../lib/config/feature-gates.js';
-import { cloneJson, diffJson, equalJson, ownValue, setOwn } from '../../lib/json/index.js';
+import { cloneJson, copyObject, diffJson, equalJson, ownValue, setOwn } from '../../lib/json/index.js';
 import { parseManifestDocument } from '../../lib/manifest/document.js';
 import { parseRegistration } from '../../lib/registration/registered.js';
 
@@ -84,5 +84,17 @@ test('feature gates named like prototype members are unrecognized', () => {
 test('a registration document whose kind is a prototype name is not a webhook configuration', () => {
   for (const name of names) {
     assert.deepEqual(parseRegistration(`kind: ${name}\nwebhooks: []\n`, 'r.yaml').sides, { validating: null, mutating: null }, name);
+  }
+});
+
+test('copyObject: a new object with the same own keys in order, __proto__ kept as data', () => {
+  for (const name of names) {
+    const o = JSON.parse(`{"a":1,${JSON.stringify(name)}:{"x":[1]},"b":null}`) as Record<string, unknown>;
+    const copy = copyObject(o);
+    assert.notEqual(copy, o);
+    assert.equal(Object.getPrototypeOf(copy), Object.prototype, name);
+    assert.deepEqual(Object.keys(copy), Object.keys(o), name);
+    assert.equal(copy[name], o[name], name);
+    assert.equal(JSON.stringify(copy), JSON.stringify(o), name);
   }
 });

@@ -4,7 +4,7 @@
 // defaulted so far; the first write at a place copies that object and every container on its path to the root,
 // once, so everything defaulting leaves alone stays the very same value. An object that needs no defaults costs one
 // read-only walk and no copy.
-import { ownValue, setOwn } from '../../json/own.js';
+import { copyObject, ownValue, setOwn } from '../../json/own.js';
 export type JsonObject = Record<string, unknown>;
 
 export function isObject(v: unknown): v is JsonObject {
@@ -116,7 +116,7 @@ export class Draft {
   /** Makes this value a copy of its own, placed in its parent's copy. */
   #own(): void {
     if (this.#owned) return;
-    const copy: Container = Array.isArray(this.#value) ? [...this.#value] : { ...this.#value };
+    const copy: Container = Array.isArray(this.#value) ? [...this.#value] : copyObject(this.#value);
     this.#value = copy;
     this.#owned = true;
     const parent = this.#parent;
