@@ -14,7 +14,7 @@ import { CelActivation } from '../../cel/index.js';
 import type { AuthorizationChecker, AuthorizerBinding } from '../../cel/index.js';
 import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { RequestAuthorizerOptions } from '../authorization.js';
-import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
+import { isExcludedFromPolicies, MatchMemo, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
 import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject, sameKind } from '../conversion/index.js';
@@ -99,9 +99,10 @@ export function planValidatingPolicies(hooks: readonly PolicyHook[], request: Ad
   if (hooks.length === 0 || isExcludedFromPolicies(request)) return emptyPlan;
   const policies: PlannedPolicy[] = [];
   const evaluate: number[] = [];
+  const memo = new MatchMemo();
   for (let i = 0; i < hooks.length; i++) {
     const hook = hooks[i]!;
-    const decision = matchPolicyHook(hook, request);
+    const decision = matchPolicyHook(hook, request, memo);
     if (decision.policy.matches === false) continue;
     let target: Matched | undefined;
     if (decision.policy.matches === true) {
