@@ -32,7 +32,6 @@ import { createMutatingPolicyMetrics } from '../lib/metrics/mutating-policy.js';
 import { createValidatingPolicyMetrics } from '../lib/metrics/policy.js';
 import { mutateOnThisThread, validateOnThisThread } from '../lib/review/evaluate.js';
 import type { ThreadContext } from '../lib/review/evaluate.js';
-import type { Answer } from '../lib/review/receive.js';
 import { SubjectAccessReviewClient } from '../lib/webhook/subject-access-review.js';
 
 const data = workerData as PolicyWorkerData;
@@ -200,46 +199,26 @@ const thread: ThreadContext = {
   onlyBeforeDeadline: true,
 };
 
-const reviewPlugin = (t: ReviewTask): PluginName => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy');
-
-/**
- * One request of a review batch. Synchronous when its snapshot is held and its answer needs no SubjectAccessReview
- * (nearly always): no promise or microtask per request, as on the main thread's inline path.
- */
-function reviewOne(task: ReviewTask): WorkerAnswer | Promise<WorkerAnswer> {
-  const snapshot = task.deadline > 0 && Date.now() >= task.deadline ? undefined : snapshots.held(reviewPlugin(task), task.snapshotHash);
-  if (snapshot === undefined) return reviewOnceHeld(task);
-  return reviewWith(task, snapshot);
-}
-
-/** reviewOne for a task whose deadline passed or whose snapshot is still to come: prepare's answer or waiting. */
-async function reviewOnceHeld(decoded: ReviewTask): Promise<WorkerAnswer> {
-  const prepared = await prepare('review', decoded, (t) => t, reviewPlugin);
+async function reviewOne(decoded: ReviewTask): Promise<WorkerAnswer> {
+  const prepared = await prepare('review', decoded, (t) => t, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
   if ('error' in prepared) return prepared;
-  return reviewWith(prepared.task, prepared.snapshot);
-}
-
-function reviewWith(task: ReviewTask, snapshot: WorkerSnapshot): WorkerAnswer | Promise<WorkerAnswer> {
+  const { task, snapshot } = prepared;
   const mutate = task.endpoint === '/mutate';
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const input = { body, deadline: task.deadline, timeoutMs: 0 };
   busy(task.deadline, body.byteLength);
-  let answer: Promise<Answer>;
   try {
     const review = (mutate ? mutateOnThisThread : validateOnThisThread)(input, snapshot.hooks, thread);
-    if (!(review.answer instanceof Promise)) {
-      busy(0);
-      return wire(review.answer);
-    }
-    answer = review.answer;
+    if (!(review.answer instanceof Promise)) return wire(review.answer);
+    // /validate waits only for SubjectAccessReviews (not busy meanwhile: the watchdog is for evaluation that does
+    // not yield); the mutating chain is a promise throughout, its evaluation watched until it answers
+    if (!mutate) busy(0);
+    return wire(await review.answer);
   } catch (err) {
-    busy(0);
     return { error: errorMessage(err) };
+  } finally {
+    busy(0);
   }
-  // /validate waits only for SubjectAccessReviews (not busy meanwhile: the watchdog is for evaluation that does
-  // not yield); the mutating chain is a promise throughout, its evaluation watched until it answers
-  if (!mutate) busy(0);
-  return answer.then(wire, (err: unknown) => ({ error: errorMessage(err) })).finally(() => busy(0));
 }
 
 function wire(answer: { readonly status: number; readonly body: Uint8Array; readonly fault?: { readonly reason: string; readonly message: string } }): WorkerAnswer {
@@ -247,20 +226,8 @@ function wire(answer: { readonly status: number; readonly body: Uint8Array; read
 }
 
 /** The review task function: a batch of whole requests in one buffer, answered with one buffer (review-codec.ts). */
-export function review(batch: Uint8Array): Uint8Array | Promise<Uint8Array> {
-  const tasks = decodeReviewTasks(batch);
+export async function review(batch: Uint8Array): Promise<Uint8Array> {
   const answers: WorkerAnswer[] = [];
-  for (let i = 0; i < tasks.length; i++) {
-    const answer = reviewOne(tasks[i]!);
-    // the first one to wait makes the rest wait behind it, in order, as before
-    if (answer instanceof Promise) return reviewRest(tasks, i, answer, answers);
-    answers.push(answer);
-  }
-  return encodeReviewAnswers(answers);
-}
-
-async function reviewRest(tasks: readonly ReviewTask[], from: number, waiting: Promise<WorkerAnswer>, answers: WorkerAnswer[]): Promise<Uint8Array> {
-  answers.push(await waiting);
-  for (let i = from + 1; i < tasks.length; i++) answers.push(await reviewOne(tasks[i]!));
+  for (const task of decodeReviewTasks(batch)) answers.push(await reviewOne(task));
   return encodeReviewAnswers(answers);
 }

@@ -97,22 +97,6 @@ export class WorkerSnapshots {
     }));
   }
 
-  /** The compiled snapshot when this worker holds it (nearly always), without waiting; else undefined (use get). */
-  held(plugin: PluginName, hash: string): WorkerSnapshot | undefined {
-    if (plugin !== this.#lastPlugin || hash !== this.#lastHash) {
-      this.#lastKey = snapshotKey(plugin, hash);
-      this.#lastPlugin = plugin;
-      this.#lastHash = hash;
-    }
-    const entry = this.#entries.get(this.#lastKey);
-    return entry === undefined || 'error' in entry ? undefined : entry;
-  }
-
-  // the key of the last snapshot asked for by held(): it changes only with a reload
-  #lastPlugin = '';
-  #lastHash = '';
-  #lastKey = '';
-
   /** The compiled snapshot, waited for (asking the main thread) until `deadline` at most. */
   async get(plugin: PluginName, hash: string, deadline: number): Promise<WorkerSnapshot> {
     const key = snapshotKey(plugin, hash);
