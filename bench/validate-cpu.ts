@@ -15,7 +15,9 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { evaluationBuild } from './evaluation-build.js';
+import type { EvaluationBuild } from './evaluation-build.js';
 import { fmt, median } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,27 +29,18 @@ const idleMs = Number(args.get('idle-ms') ?? 20);
 const rounds = Number(args.get('rounds') ?? 5);
 const compare = args.get('compare');
 
-interface Answer { readonly body: Uint8Array | string }
-interface Review { readonly answer: Answer | Promise<Answer> }
-type ValidateOnThisThread = (input: { body: Buffer; deadline: number; timeoutMs: number }, hooks: readonly unknown[], thread: object) => Review;
-interface Build { readonly name: string; readonly validate: ValidateOnThisThread; readonly hooks: readonly unknown[] }
+type Build = EvaluationBuild;
 
 /** The evaluation entry point and the bench's policies compiled by the build whose dist/ is under `dir`. */
-async function build(name: string, dir: string): Promise<Build> {
-  const load = (path: string): Promise<Record<string, unknown>> => import(pathToFileURL(join(dir, 'dist', path)).href) as Promise<Record<string, unknown>>;
-  const evaluate = await load('lib/review/evaluate.js');
-  const pipeline = await load('lib/reload/pipeline.js');
-  const loadSnapshotSync = pipeline['loadSnapshotSync'] as (plugin: string, dir: string) => { compiled: { hooks: readonly unknown[] } };
-  const snapshot = loadSnapshotSync('ValidatingAdmissionPolicy', join(root, 'testdata', 'bench', 'policies'));
-  return { name, validate: evaluate['validateOnThisThread'] as ValidateOnThisThread, hooks: snapshot.compiled.hooks };
-}
+const build = (name: string, dir: string): Promise<Build> =>
+  evaluationBuild(name, dir, 'validateOnThisThread', 'ValidatingAdmissionPolicy', join(root, 'testdata', 'bench', 'policies'));
 
 const body = readFileSync(join(root, 'testdata', 'bench', 'pod-review.json'));
 const thread = {};
 
 /** One evaluation; the answer must admit the pod (the bench's policies all do). */
 function evaluate(b: Build, check: boolean): void {
-  const answer = b.validate({ body, deadline: Date.now() + 10_000, timeoutMs: 10_000 }, b.hooks, thread).answer;
+  const answer = b.evaluate({ body, deadline: Date.now() + 10_000, timeoutMs: 10_000 }, b.hooks, thread).answer;
   if (check && (answer instanceof Promise || !Buffer.from(answer.body).toString().includes('"allowed":true'))) throw new Error(`${b.name}: the pod was not admitted`);
 }
 
