@@ -9,7 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { evaluationBuild } from './evaluation-build.js';
+import type { EvaluationBuild } from './evaluation-build.js';
 import { fmt, median } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,20 +21,11 @@ const requests = Number(args.get('requests') ?? 2000);
 const rounds = Number(args.get('rounds') ?? 5);
 const compare = args.get('compare');
 
-interface Answer { readonly body: Uint8Array | string }
-interface Review { readonly answer: Answer | Promise<Answer> }
-type MutateOnThisThread = (input: { body: Buffer; deadline: number; timeoutMs: number }, hooks: readonly unknown[], thread: object) => Review;
-interface Build { readonly name: string; readonly mutate: MutateOnThisThread; readonly hooks: readonly unknown[] }
+type Build = EvaluationBuild;
 
-/** The evaluation entry point and the bench's policies compiled by the build whose dist/ is under `dir`. */
-async function build(name: string, dir: string): Promise<Build> {
-  const load = (path: string): Promise<Record<string, unknown>> => import(pathToFileURL(join(dir, 'dist', path)).href) as Promise<Record<string, unknown>>;
-  const evaluate = await load('lib/review/evaluate.js');
-  const pipeline = await load('lib/reload/pipeline.js');
-  const loadSnapshotSync = pipeline['loadSnapshotSync'] as (plugin: string, dir: string) => { compiled: { family: string; hooks: readonly unknown[] } };
-  const snapshot = loadSnapshotSync('MutatingAdmissionPolicy', join(root, 'testdata', 'bench', 'mutating-policies'));
-  return { name, mutate: evaluate['mutateOnThisThread'] as MutateOnThisThread, hooks: snapshot.compiled.hooks };
-}
+/** The evaluation entry point and the bench's mutating policies compiled by the build whose dist/ is under `dir`. */
+const build = (name: string, dir: string): Promise<Build> =>
+  evaluationBuild(name, dir, 'mutateOnThisThread', 'MutatingAdmissionPolicy', join(root, 'testdata', 'bench', 'mutating-policies'));
 
 const body = readFileSync(join(root, 'testdata', 'bench', 'pod-review.json'));
 const thread = {};
@@ -41,7 +34,7 @@ const thread = {};
 async function round(b: Build, n: number): Promise<number> {
   const start = process.cpuUsage();
   for (let i = 0; i < n; i++) {
-    const answer = await b.mutate({ body, deadline: Date.now() + 10_000, timeoutMs: 10_000 }, b.hooks, thread).answer;
+    const answer = await b.evaluate({ body, deadline: Date.now() + 10_000, timeoutMs: 10_000 }, b.hooks, thread).answer;
     if (i === 0 && !Buffer.from(answer.body).toString().includes('"patchType":"JSONPatch"')) throw new Error(`${b.name}: no patch in the answer`);
   }
   const used = process.cpuUsage(start);

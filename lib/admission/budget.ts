@@ -39,6 +39,9 @@ export function evaluationError(expression: string, err: unknown): string {
   return `expression '${expression}' resulted in error: ${errorMessage(err)}`;
 }
 
+/** The outcome of every expression that evaluated to true (outcomes are read, never written). */
+const holds: Outcome = Object.freeze({ value: true });
+
 /**
  * Evaluates `expressions` in order against one budget (an undefined entry is a placeholder, as upstream's nil
  * accessor: skipped at no cost). Undefined when the budget ran out: upstream's ForInput then returns only its error,
@@ -63,7 +66,9 @@ export function evaluateGroup(
     meter.cost = 0;
     let outcome: Outcome;
     try {
-      outcome = { value: compiled.evaluate(activation, evaluation) };
+      const value = compiled.evaluate(activation, evaluation);
+      // a validation or condition that holds (nearly every one) shares one outcome: nothing allocated for it
+      outcome = value === true ? holds : { value };
     } catch (err) {
       // not an outcome: the whole policy is evaluated again once the check is answered (admission/authorization.ts)
       if (err instanceof AuthorizationPending) throw err;

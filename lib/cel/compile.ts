@@ -108,18 +108,41 @@ function planProgram(program: EngineProgram, variables: readonly string[]): Plan
   return plan(program.ast, { variables: new Set(variables), extraGlobals: CONSTRUCT_GLOBALS });
 }
 
-/** Runs a plan; the cost spent is added to `options.meter` even when the evaluation throws. */
-function runMetered(expression: string, run: Plan['evaluate'], context: Readonly<Record<string, unknown>>, slotCount: number, options: EvaluationOptions | undefined): unknown {
-  let state: EvalState | undefined;
-  try {
-    state = new EvalState(context, slotCount, options);
-    return run(state);
-  } catch (error) {
-    // a check nobody has answered yet: not an evaluation error, the caller answers it and evaluates again
-    if (error instanceof AuthorizationPending) throw error;
-    throw toEvaluationError(expression, error);
-  } finally {
-    if (options?.meter !== undefined && state !== undefined) options.meter.cost += state.cost;
+/**
+ * One compiled expression's evaluations: each runs its plan with the expression's one kept EvalState (begun again,
+ * released after), so that an evaluation allocates no state; an evaluation nested in another of the same expression
+ * (never in practice: variables form no cycles) gets a fresh one. The cost spent is added to `options.meter` even
+ * when the evaluation throws.
+ */
+class MeteredRun {
+  #kept: EvalState | undefined;
+
+  constructor(
+    private readonly expression: string,
+    private readonly run: Plan['evaluate'],
+    private readonly slotCount: number,
+  ) {}
+
+  evaluate(context: Readonly<Record<string, unknown>>, options: EvaluationOptions | undefined): unknown {
+    let state = this.#kept;
+    this.#kept = undefined;
+    let begun = false;
+    try {
+      if (state === undefined) state = new EvalState(context, this.slotCount, options);
+      else state.begin(context, options);
+      begun = true;
+      return this.run(state);
+    } catch (error) {
+      // a check nobody has answered yet: not an evaluation error, the caller answers it and evaluates again
+      if (error instanceof AuthorizationPending) throw error;
+      throw toEvaluationError(this.expression, error);
+    } finally {
+      if (state !== undefined) {
+        if (begun && options?.meter !== undefined) options.meter.cost += state.cost;
+        state.release();
+        this.#kept = state;
+      }
+    }
   }
 }
 
@@ -133,7 +156,7 @@ function createCompiled(
   variables: ReadonlySet<string>,
 ): CompiledExpression {
   const names = DECLARATIONS[environment].variables;
-  const { evaluate: run, slotCount } = planned;
+  const metered = new MeteredRun(expression, planned.evaluate, planned.slotCount);
   const evaluate = (activation: Record<string, unknown> | CelActivation, options?: EvaluationOptions): unknown => {
     let context: Readonly<Record<string, unknown>>;
     // A prepared activation is read as it is: one fixed shape for every expression, nothing converted again.
@@ -151,7 +174,7 @@ function createCompiled(
       }
       context = built;
     }
-    return runMetered(expression, run, context, slotCount, options);
+    return metered.evaluate(context, options);
   };
   return Object.freeze({ expression, outputType, constructions, usesAuthorizer, variables, evaluate });
 }
@@ -367,8 +390,7 @@ export function compileStandalone(request: StandaloneCompileRequest): CompileRes
   } catch (error) {
     return internal(error);
   }
-  const { evaluate: run, slotCount } = planned;
-  const evaluate = (activation: Record<string, unknown>, options?: EvaluationOptions): unknown =>
-    runMetered(expression, run, activation, slotCount, options);
+  const metered = new MeteredRun(expression, planned.evaluate, planned.slotCount);
+  const evaluate = (activation: Record<string, unknown>, options?: EvaluationOptions): unknown => metered.evaluate(activation, options);
   return { ok: true, compiled: Object.freeze({ expression, outputType, constructions: NO_CONSTRUCTIONS, usesAuthorizer: false, evaluate }) };
 }

@@ -88,7 +88,8 @@ export function validateOnThisThread(input: EvaluationInput, hooks: readonly Pol
     // parsed here for this request alone: object and oldObject become CEL values in place, unless a policy is
     // invoked with another kind (matchPolicy Equivalent), whose conversion reads them as JSON
     const own = request.kind;
-    const ownsObjects = own === undefined || plan.evaluate.every((i) => sameKind(plan.policies[i]!.target!.kind, own));
+    let ownsObjects = true;
+    if (own !== undefined) for (let e = 0; e < plan.evaluate.length; e++) if (!sameKind(plan.policies[plan.evaluate[e]!]!.target!.kind, own)) ownsObjects = false;
     return decided(validated(review, finishValidation(pending, evaluatePlan(plan, request, { ownsObjects })), thread, input.deadline));
   }
   let expired = false;

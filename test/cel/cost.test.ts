@@ -95,3 +95,30 @@ describe('deadline and abort', () => {
     assert.equal(quadratic.evaluate({ object: { items: items(10) } }, { deadline: Date.now() + 60_000 }), true);
   });
 });
+
+// upstream: each cel-go Program.ContextEval starts from a fresh EvalState and cost tracker (cel-go interpreter);
+// here a compiled expression keeps one state and begins it again per evaluation (lib/cel/compile.ts MeteredRun).
+describe('one evaluation state per compiled expression, begun again each time', () => {
+  const sum = compiled('object.items.all(x, object.items.exists(y, y == x))');
+  const cost = (activation: Record<string, unknown>, options?: EvaluationOptions): number => {
+    const meter = { cost: 0 };
+    sum.evaluate(activation, { ...options, meter });
+    return meter.cost;
+  };
+
+  it('charges each evaluation from zero, after one that ran out of budget or was interrupted', () => {
+    const first = cost({ object: { items: items(20) } });
+    assert.equal(cost({ object: { items: items(20) } }), first);
+    failsWith(sum, { object: { items: items(2000) } }, { costLimit: 1000 }, COST_LIMIT_EXCEEDED);
+    failsWith(sum, { object: { items: items(20) } }, { deadline: Date.now() - 1 }, OPERATION_INTERRUPTED);
+    assert.equal(cost({ object: { items: items(20) } }), first);
+    assert.equal(sum.evaluate({ object: { items: items(5) } }, { costLimit: PER_CALL_COST_LIMIT }), true);
+  });
+
+  it('gives comprehension variables no value from an evaluation before', () => {
+    const last = compiled('object.items.map(x, x).size() == 0 || object.items.all(x, x >= 0)');
+    assert.equal(last.evaluate({ object: { items: items(3) } }), true);
+    assert.equal(last.evaluate({ object: { items: [] } }), true);
+    assert.equal(last.evaluate({ object: { items: [-1] } }), false);
+  });
+});

@@ -67,8 +67,9 @@ const converters: ReadonlyMap<string, Converter> = new Map([
   ['events.k8s.io/v1/Event>/v1/Event', eventEventsToCore],
 ]);
 
+/** Field by field: called per policy and request, so no key strings are built. */
 export function sameKind(a: Readonly<GroupVersionKind>, b: Readonly<GroupVersionKind>): boolean {
-  return kindKey(a) === kindKey(b);
+  return (a.group ?? '') === (b.group ?? '') && (a.version ?? '') === (b.version ?? '') && (a.kind ?? '') === (b.kind ?? '');
 }
 
 /** Whether an object of kind `from` can be had as `to` (the same kind, or a conversion in the table). */

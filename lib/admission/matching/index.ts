@@ -15,7 +15,7 @@ export { compileObjectSelector, matchObjectSelector } from './object-selector.js
 export type { CompiledNamespaceSelector } from './namespace-selector.js';
 export { compileNamespaceSelector, matchNamespaceSelector, namespaceNameLabel } from './namespace-selector.js';
 export type { PolicyHookDecision } from './policy.js';
-export { matchPolicy, matchPolicyHook } from './policy.js';
+export { MatchMemo, matchPolicy, matchPolicyHook } from './policy.js';
 export type { WebhookMatchOptions } from './webhook.js';
 export { matchWebhook } from './webhook.js';
 

@@ -8,7 +8,7 @@
 // call, so a caller may replace them (mutating admission) on the same request object. A caller that rewrites an
 // identity field must pass a new request object.
 import type { AdmissionRequest, GroupVersionKind, GroupVersionResource } from '../../api/admission.js';
-import { canConvert, conversionsAvailable, equivalentResources, gvkString, isBuiltinGroup } from '../conversion/index.js';
+import { canConvert, conversionsAvailable, equivalentResources, gvkString, isBuiltinGroup, sameKind } from '../conversion/index.js';
 import { undecidable } from './decision.js';
 import type { Matched, Undecidable } from './decision.js';
 import { isExcludedGroupResource } from './exclusions.js';
@@ -81,10 +81,6 @@ function target(kind: Readonly<GroupVersionKind>, gvr: Readonly<GroupVersionReso
     isNamespaceResource: group === '' && version === 'v1' && resource === 'namespaces',
     decision: canConvert(objectKind, kind) ? { matches: true, kind, resource: gvr, subResource, convert } : noConversion(objectKind, gvkString(kind)),
   };
-}
-
-function sameKind(a: Readonly<GroupVersionKind>, b: Readonly<GroupVersionKind>): boolean {
-  return (a.group ?? '') === (b.group ?? '') && (a.version ?? '') === (b.version ?? '') && (a.kind ?? '') === (b.kind ?? '');
 }
 
 function sameResource(a: Readonly<GroupVersionResource>, b: Readonly<GroupVersionResource>): boolean {

@@ -14,7 +14,7 @@ import { CelActivation } from '../../cel/index.js';
 import type { AuthorizationChecker, AuthorizerBinding } from '../../cel/index.js';
 import { authorizerBinding, evaluateAuthorized, RequestAuthorizer } from '../authorization.js';
 import type { RequestAuthorizerOptions } from '../authorization.js';
-import { isExcludedFromPolicies, matchPolicyHook } from '../matching/index.js';
+import { isExcludedFromPolicies, MatchMemo, matchPolicyHook } from '../matching/index.js';
 import type { Matched, PolicyHookDecision } from '../matching/index.js';
 import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { convertObject, sameKind } from '../conversion/index.js';
@@ -89,20 +89,26 @@ function checkErrorType(d: Pick<PolicyDecision, 'evaluation' | 'message'>): Poli
   return d.message.startsWith(OUT_OF_BUDGET) ? 'out_of_budget' : 'invalid_error';
 }
 
+function anyBinding(bindings: PolicyHookDecision['bindings'], matches: true | 'undecidable'): boolean {
+  for (let i = 0; i < bindings.length; i++) if (bindings[i]!.matches === matches) return true;
+  return false;
+}
+
 /** Matching on the calling thread: every hook's constraints, then its bindings. Nothing is evaluated here. */
 export function planValidatingPolicies(hooks: readonly PolicyHook[], request: AdmissionRequest): ValidatingPlan {
   if (hooks.length === 0 || isExcludedFromPolicies(request)) return emptyPlan;
   const policies: PlannedPolicy[] = [];
   const evaluate: number[] = [];
+  const memo = new MatchMemo();
   for (let i = 0; i < hooks.length; i++) {
     const hook = hooks[i]!;
-    const decision = matchPolicyHook(hook, request);
+    const decision = matchPolicyHook(hook, request, memo);
     if (decision.policy.matches === false) continue;
     let target: Matched | undefined;
     if (decision.policy.matches === true) {
-      if (decision.bindings.some((b) => b.matches === true)) target = decision.policy;
+      if (anyBinding(decision.bindings, true)) target = decision.policy;
       // no binding matched, none undecidable: nothing to do for this policy
-      else if (!decision.bindings.some((b) => b.matches === 'undecidable')) continue;
+      else if (!anyBinding(decision.bindings, 'undecidable')) continue;
     }
     if (target !== undefined) evaluate.push(policies.length);
     policies.push({ hook: i, policy: compiledPolicy(hook), bindings: hook.bindings as readonly ValidatingAdmissionPolicyBinding[], decision, target });
@@ -120,7 +126,7 @@ export class EvaluationRequest {
   readonly request: AdmissionRequest;
   /** object/oldObject as CEL values, per kind (nearly always only the request's own) */
   #objects: Array<{ readonly kind: MatchedTarget['kind']; readonly activation: CelActivation }> = [];
-  #bases: Array<{ readonly target: MatchedTarget; readonly base: CelActivation }> = [];
+  #bases: Array<{ readonly target: MatchedTarget; readonly base: CelActivation; readonly scope: PolicyScope }> = [];
 
   readonly #ownsObjects: boolean;
 
@@ -152,10 +158,20 @@ export class EvaluationRequest {
 
   /** The activation without `variables` for `target` (upstream's matchKind/matchResource in `request`). */
   base(target: MatchedTarget): CelActivation {
-    for (const b of this.#bases) if (b.target === target || sameTarget(b.target, target)) return b.base;
+    return this.#based(target).base;
+  }
+
+  /** base(target) as the scope of a policy without variables or authorizer: one for all of them. */
+  scope(target: MatchedTarget): PolicyScope {
+    return this.#based(target).scope;
+  }
+
+  #based(target: MatchedTarget): { readonly base: CelActivation; readonly scope: PolicyScope } {
+    for (const b of this.#bases) if (b.target === target || sameTarget(b.target, target)) return b;
     const base = this.#objectsFor(target.kind).withRequest(celRequest(this.request, target));
-    this.#bases.push({ target, base });
-    return base;
+    const entry = { target, base, scope: { activation: base } };
+    this.#bases.push(entry);
+    return entry;
   }
 
   #authz: { readonly checker: AuthorizationChecker; readonly binding: AuthorizerBinding } | undefined;
@@ -181,16 +197,18 @@ export function sameTarget(a: MatchedTarget, b: MatchedTarget): boolean {
  */
 function policyActivations(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, authorizer: AuthorizationChecker | undefined): [PolicyScope, PolicyScope] {
   const base = request.base(target);
-  const withVariables = (a: CelActivation): PolicyScope => {
-    if (policy.variables.length === 0) return { activation: a };
-    const variables = new PolicyVariables(policy.variables, a);
-    return { activation: a.withVariables(variables.values), variables };
-  };
   if (!policy.usesAuthorizer || authorizer === undefined) {
-    const shared = withVariables(base);
+    const shared = withVariables(policy, base);
     return [shared, shared];
   }
-  return [withVariables(base.withAuthorizer(request.authorizerBinding(authorizer))), withVariables(base)];
+  return [withVariables(policy, base.withAuthorizer(request.authorizerBinding(authorizer))), withVariables(policy, base)];
+}
+
+/** `a` with the policy's own lazily evaluated variables (a fresh set per policy and request, as upstream's filters). */
+function withVariables(policy: CompiledPolicy, a: CelActivation): PolicyScope {
+  if (policy.variables.length === 0) return { activation: a };
+  const variables = new PolicyVariables(policy.variables, a);
+  return { activation: a.withVariables(variables.values), variables };
 }
 
 /**
@@ -198,11 +216,20 @@ function policyActivations(policy: CompiledPolicy, request: EvaluationRequest, t
  * is evaluated with no way to answer checks: each is the evaluation error NO_AUTHORIZATION_KUBECONFIG (use
  * evaluatePlannedPolicyAuthorized to answer them).
  */
-export function evaluatePlannedPolicy(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget): PolicyEvaluation {
-  const started = performance.now();
-  const authorizer = policy.usesAuthorizer ? new RequestAuthorizer({ client: undefined, deadline: 0 }) : undefined;
-  const value = validatePolicy(policy, ...policyActivations(policy, request, target, authorizer));
+export function evaluatePlannedPolicy(policy: CompiledPolicy, request: EvaluationRequest, target: MatchedTarget, started = performance.now()): PolicyEvaluation {
+  let value: ValidateResult;
+  if (policy.usesAuthorizer) value = validatePolicy(policy, ...policyActivations(policy, request, target, new RequestAuthorizer({ client: undefined, deadline: 0 })));
+  else if (policy.variables.length === 0) value = validatePolicy(policy, request.scope(target)); // nothing of its own to build
+  else {
+    const scope = withVariables(policy, request.base(target));
+    value = validatePolicy(policy, scope, scope);
+  }
   return { value, seconds: (performance.now() - started) / 1e3 };
+}
+
+/** When an evaluation that started at `started` (performance.now()) ended. */
+function endOf(started: number, e: PolicyEvaluation): number {
+  return started + e.seconds * 1e3;
 }
 
 /** Evaluates a policy that uses `authorizer`, its checks answered by `authorizer` (one per request, shared). */
@@ -219,10 +246,16 @@ export async function evaluatePlannedPolicyAuthorized(policy: CompiledPolicy, re
 export function evaluatePlan(plan: ValidatingPlan, request: AdmissionRequest, options?: { readonly ownsObjects?: boolean }): PolicyEvaluation[] {
   if (plan.evaluate.length === 0) return [];
   const prepared = new EvaluationRequest(request, options);
-  return plan.evaluate.map((i) => {
-    const p = plan.policies[i]!;
-    return evaluatePlannedPolicy(p.policy, prepared, p.target!);
-  });
+  const evaluations = new Array<PolicyEvaluation>(plan.evaluate.length);
+  // one clock read per policy: each evaluation starts where the one before ended
+  let started = performance.now();
+  for (let e = 0; e < evaluations.length; e++) {
+    const p = plan.policies[plan.evaluate[e]!]!;
+    const evaluation = evaluatePlannedPolicy(p.policy, prepared, p.target!, started);
+    evaluations[e] = evaluation;
+    started = endOf(started, evaluation);
+  }
+  return evaluations;
 }
 
 /** Whether evaluating the plan may send SubjectAccessReviews. */
@@ -258,26 +291,30 @@ export function failedEvaluations(plan: ValidatingPlan, message: string, seconds
   });
 }
 
+/** What applying the bindings' actions collects for one request. */
+interface Verdicts {
+  readonly denials: Denial[];
+  readonly warnings: string[];
+  readonly annotations: Record<string, string>;
+  readonly checks: PolicyCheck[];
+}
+
+/** Admission attributes never overwrite an annotation: the first value stays. */
+function addAnnotation(out: Verdicts, key: string, value: string): void {
+  if (!Object.hasOwn(out.annotations, key)) setOwn(out.annotations, key, value);
+}
+
 /**
  * Applies each matched binding's validationActions to its policy's evaluation and answers as the in-tree plugin
  * would. `evaluations` holds one entry per `plan.evaluate` entry, in the same order.
  */
 export function applyValidatingPolicies(plan: ValidatingPlan, request: AdmissionRequest, evaluations: readonly PolicyEvaluation[]): ValidatingVerdict {
-  const denials: Denial[] = [];
-  const warnings: string[] = [];
-  const annotations: Record<string, string> = {};
-  const checks: PolicyCheck[] = [];
-
-  const addAnnotation = (key: string, value: string): void => {
-    // admission attributes never overwrite an annotation: the first value stays
-    if (!Object.hasOwn(annotations, key)) setOwn(annotations, key, value);
-  };
-
+  const out: Verdicts = { denials: [], warnings: [], annotations: {}, checks: [] };
   let next = 0;
   for (let p = 0; p < plan.policies.length; p++) {
     const { policy, bindings, decision } = plan.policies[p]!;
     if (decision.policy.matches === 'undecidable') {
-      if (policy.failurePolicy === 'Fail') denials.push({ policy: policy.name, binding: undefined, message: `failed to configure policy: ${decision.policy.error}`, reason: undefined });
+      if (policy.failurePolicy === 'Fail') out.denials.push({ policy: policy.name, binding: undefined, message: `failed to configure policy: ${decision.policy.error}`, reason: undefined });
       continue;
     }
     let evaluation: PolicyEvaluation | undefined;
@@ -286,64 +323,34 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
       next++;
       if (evaluation === undefined) throw new Error(`no evaluation for ValidatingAdmissionPolicy '${policy.name}'`);
     }
-
-    const collected = new Map<string, string[]>();
-    bindings.forEach((binding, i) => {
+    // the published audit annotations of every matched binding, by key (made only when there are some)
+    let collected: Map<string, string[]> | undefined;
+    for (let i = 0; i < bindings.length; i++) {
+      const binding = bindings[i]!;
       const bindingName = binding.metadata?.name ?? '';
       const bindingDecision = decision.bindings[i]!;
       if (bindingDecision.matches === 'undecidable') {
-        if (policy.failurePolicy === 'Fail') denials.push({ policy: policy.name, binding: bindingName, message: `failed to configure binding: ${bindingDecision.error}`, reason: undefined });
-        return;
+        if (policy.failurePolicy === 'Fail') out.denials.push({ policy: policy.name, binding: bindingName, message: `failed to configure binding: ${bindingDecision.error}`, reason: undefined });
+        continue;
       }
-      if (!bindingDecision.matches || evaluation === undefined) return;
-      const { value, seconds } = evaluation;
-      const actions = binding.spec?.validationActions ?? [];
-      let checked = false;
-      const check = (d: Pick<PolicyDecision, 'evaluation' | 'message'>, enforcementAction: PolicyCheck['enforcementAction']): void => {
-        checked = true;
-        checks.push({ policy: policy.name, binding: bindingName, errorType: checkErrorType(d), enforcementAction, seconds });
-      };
-      // upstream publishes the decision's position in Decisions as expressionIndex (validating/dispatcher.go
-      // `for i, decision := range`): 0 for the one decision of a failed matchCondition or setup
-      for (const [position, d] of value.decisions.entries()) {
-        if (d.action === 'admit') {
-          if (d.evaluation === 'error') check(d, 'allow');
-          continue;
-        }
-        for (const action of actions) {
-          if (action === 'Deny') {
-            denials.push({ policy: policy.name, binding: bindingName, message: d.message, reason: d.reason });
-            check(d, 'deny');
-          } else if (action === 'Audit') {
-            // utiljson.Marshal (encoding/json): <, >, & and U+2028/9 escaped as \u003c…, as upstream records it
-            addAnnotation(validationFailureKey, goJsonMarshal([{
-              message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: position, validationActions: actions,
-            }]));
-            check(d, 'audit');
-          } else if (action === 'Warn') {
-            // warning.AddWarning: the apiserver's recorder keeps one of each text (endpoints/filters/warning.go)
-            const warning = `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`;
-            if (!warnings.includes(warning)) warnings.push(warning);
-            check(d, 'warn');
-          }
-        }
-      }
-      for (const a of value.auditAnnotations) {
+      if (!bindingDecision.matches || evaluation === undefined) continue;
+      applyBinding(out, policy, binding, bindingName, evaluation);
+      const audits = evaluation.value.auditAnnotations;
+      for (let k = 0; k < audits.length; k++) {
+        const a = audits[k]!;
         if (a.action === 'publish') {
+          collected ??= new Map();
           const values = collected.get(a.key) ?? [];
           const v = a.value.length > maxAuditAnnotationValueLength ? a.value.slice(0, maxAuditAnnotationValueLength) : a.value;
           if (!values.includes(v)) values.push(v);
           collected.set(a.key, values);
-        } else if (a.action === 'error') {
-          denials.push({ policy: policy.name, binding: bindingName, message: a.error, reason: undefined });
-          check({ evaluation: 'error', message: a.error }, 'deny');
         }
       }
-      if (!checked) checks.push({ policy: policy.name, binding: bindingName, errorType: 'no_error', enforcementAction: 'allow', seconds });
-    });
-    for (const [key, values] of collected) addAnnotation(`${policy.name}/${key}`, values.join(', '));
+    }
+    if (collected !== undefined) for (const [key, values] of collected) addAnnotation(out, `${policy.name}/${key}`, values.join(', '));
   }
 
+  const { denials, warnings, annotations, checks } = out;
   if (denials.length === 0) return { allowed: true, warnings, auditAnnotations: annotations, checks };
   const first = denials[0]!;
   const message = first.binding === undefined
@@ -352,6 +359,53 @@ export function applyValidatingPolicies(plan: ValidatingPlan, request: Admission
   const status = forbiddenStatus(request, message, first.reason || 'Invalid');
   status.details = { ...status.details, causes: [{ message }] };
   return { allowed: false, status, warnings, auditAnnotations: annotations, checks };
+}
+
+function pushCheck(out: Verdicts, policy: CompiledPolicy, binding: string, seconds: number, d: Pick<PolicyDecision, 'evaluation' | 'message'>, enforcementAction: PolicyCheck['enforcementAction']): void {
+  out.checks.push({ policy: policy.name, binding, errorType: checkErrorType(d), enforcementAction, seconds });
+}
+
+/** One matched binding's validationActions on its policy's decisions, and the audit annotations that failed. */
+function applyBinding(out: Verdicts, policy: CompiledPolicy, binding: ValidatingAdmissionPolicyBinding, bindingName: string, evaluation: PolicyEvaluation): void {
+  const { value, seconds } = evaluation;
+  const actions = binding.spec?.validationActions ?? [];
+  const checksBefore = out.checks.length;
+  // upstream publishes the decision's position in Decisions as expressionIndex (validating/dispatcher.go
+  // `for i, decision := range`): 0 for the one decision of a failed matchCondition or setup
+  const decisions = value.decisions;
+  for (let position = 0; position < decisions.length; position++) {
+    const d = decisions[position]!;
+    if (d.action === 'admit') {
+      if (d.evaluation === 'error') pushCheck(out, policy, bindingName, seconds, d, 'allow');
+      continue;
+    }
+    for (let a = 0; a < actions.length; a++) {
+      const action = actions[a];
+      if (action === 'Deny') {
+        out.denials.push({ policy: policy.name, binding: bindingName, message: d.message, reason: d.reason });
+        pushCheck(out, policy, bindingName, seconds, d, 'deny');
+      } else if (action === 'Audit') {
+        // utiljson.Marshal (encoding/json): <, >, & and U+2028/9 escaped as \u003c…, as upstream records it
+        addAnnotation(out, validationFailureKey, goJsonMarshal([{
+          message: d.message, policy: binding.spec?.policyName ?? '', binding: bindingName, expressionIndex: position, validationActions: actions,
+        }]));
+        pushCheck(out, policy, bindingName, seconds, d, 'audit');
+      } else if (action === 'Warn') {
+        // warning.AddWarning: the apiserver's recorder keeps one of each text (endpoints/filters/warning.go)
+        const warning = `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`;
+        if (!out.warnings.includes(warning)) out.warnings.push(warning);
+        pushCheck(out, policy, bindingName, seconds, d, 'warn');
+      }
+    }
+  }
+  for (let i = 0; i < value.auditAnnotations.length; i++) {
+    const a = value.auditAnnotations[i]!;
+    if (a.action === 'error') {
+      out.denials.push({ policy: policy.name, binding: bindingName, message: a.error, reason: undefined });
+      pushCheck(out, policy, bindingName, seconds, { evaluation: 'error', message: a.error }, 'deny');
+    }
+  }
+  if (out.checks.length === checksBefore) out.checks.push({ policy: policy.name, binding: bindingName, errorType: 'no_error', enforcementAction: 'allow', seconds });
 }
 
 /** The whole plugin for one request on the calling thread: plan, evaluate, apply. */

@@ -6,7 +6,7 @@ import type { CelActivation, CompiledExpression } from '../../cel/index.js';
 import type { PolicyHook } from '../../manifest/compile.js';
 import type { CompiledVariable, PolicyVariables } from '../activation.js';
 import { evaluateGroup, OUT_OF_BUDGET, RUNTIME_CEL_COST_BUDGET } from '../budget.js';
-import type { Outcome } from '../budget.js';
+import type { GroupOptions, Outcome } from '../budget.js';
 import { matchConditions } from '../match-conditions.js';
 
 /** What expressions are evaluated with: the hot path's prepared activation, or a plain one (tests, tools). */
@@ -62,6 +62,10 @@ export interface CompiledPolicy {
   /** one entry per validation (undefined where it has none); undefined when no validation has one */
   readonly messageExpressions: ReadonlyArray<CompiledExpression | undefined> | undefined;
   readonly auditExpressions: readonly CompiledExpression[];
+  /** the decisions when every validation admits, and the result then without audit annotations: shared by every
+   * request, so an admitting policy allocates nothing for its answer */
+  readonly admitted: readonly PolicyDecision[];
+  readonly admittedResult: ValidateResult;
 }
 
 /** What a group of a policy's expressions reads: an activation, and the cost accounting of its variables if any. */
@@ -79,7 +83,7 @@ export function compiledPolicy(hook: PolicyHook): CompiledPolicy {
   const byPath = new Map(hook.expressions.map((e) => [e.path, e]));
   const spec = (hook.policy as ValidatingAdmissionPolicy).spec ?? {};
   const get = (path: string): CompiledExpression | undefined => byPath.get(path)?.compiled;
-  const policy: Omit<CompiledPolicy, 'matchExpressions' | 'validationExpressions' | 'messageExpressions' | 'auditExpressions'> = {
+  const policy: Omit<CompiledPolicy, 'matchExpressions' | 'validationExpressions' | 'messageExpressions' | 'auditExpressions' | 'admitted' | 'admittedResult'> = {
     name: hook.policy.metadata?.name ?? '',
     usesAuthorizer: hook.expressions.some((e) => e.compiled.usesAuthorizer === true),
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
@@ -107,7 +111,10 @@ export function compiledPolicy(hook: PolicyHook): CompiledPolicy {
     }),
   };
   const messageExpressions = policy.validations.map((v) => v.messageExpression);
+  const admitted = Object.freeze(policy.validations.map((_, index): PolicyDecision => Object.freeze({ action: 'admit', evaluation: 'admit', message: '', index })));
   const grouped: CompiledPolicy = {
+    admitted,
+    admittedResult: Object.freeze({ decisions: admitted, auditAnnotations: Object.freeze([]) }),
     ...policy,
     matchExpressions: policy.matchConditions.map((c) => c.compiled),
     validationExpressions: policy.validations.map((v) => v.compiled),
@@ -150,21 +157,23 @@ export function validatePolicy(policy: CompiledPolicy, scope: PolicyScope, unbou
     if (matched.error !== undefined) return failed(matched.error);
     if (!matched.matches) return noResult;
   }
-  const validations = evaluateGroup(policy.validationExpressions, scope.activation, RUNTIME_CEL_COST_BUDGET, { variables: scope.variables });
+  const validations = evaluateGroup(policy.validationExpressions, scope.activation, RUNTIME_CEL_COST_BUDGET, groupOptions(scope));
   if (validations === undefined) return failed(OUT_OF_BUDGET);
   const messages = policy.messageExpressions === undefined
     ? undefined
-    : evaluateGroup(policy.messageExpressions, unbound.activation, validations.remaining, { variables: unbound.variables });
+    : evaluateGroup(policy.messageExpressions, unbound.activation, validations.remaining, groupOptions(unbound));
   const messagesOutOfBudget = policy.messageExpressions !== undefined && messages === undefined;
-  const decisions = policy.validations.map((validation, index): PolicyDecision => {
-    const result = validations.outcomes[index]!;
-    if ('error' in result) return { action: onError, evaluation: 'error', message: result.error, index };
-    if (messagesOutOfBudget) return { action: onError, evaluation: 'error', message: `failed messageExpression: ${OUT_OF_BUDGET}`, index };
-    if (result.value === true) return { action: 'admit', evaluation: 'admit', message: '', index };
-    return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, messages?.outcomes[index]), reason: validation.reason ?? 'Invalid', index };
-  });
-  if (policy.auditAnnotations.length === 0) return { decisions, auditAnnotations: [] };
-  const audits = evaluateGroup(policy.auditExpressions, unbound.activation, RUNTIME_CEL_COST_BUDGET, { variables: unbound.variables });
+  const decisions = !messagesOutOfBudget && allHold(validations.outcomes)
+    ? policy.admitted
+    : policy.validations.map((validation, index): PolicyDecision => {
+      const result = validations.outcomes[index]!;
+      if ('error' in result) return { action: onError, evaluation: 'error', message: result.error, index };
+      if (messagesOutOfBudget) return { action: onError, evaluation: 'error', message: `failed messageExpression: ${OUT_OF_BUDGET}`, index };
+      if (result.value === true) return policy.admitted[index]!;
+      return { action: 'deny', evaluation: 'deny', message: denyMessage(validation, messages?.outcomes[index]), reason: validation.reason ?? 'Invalid', index };
+    });
+  if (policy.auditAnnotations.length === 0) return decisions === policy.admitted ? policy.admittedResult : { decisions, auditAnnotations: [] };
+  const audits = evaluateGroup(policy.auditExpressions, unbound.activation, RUNTIME_CEL_COST_BUDGET, groupOptions(unbound));
   if (audits === undefined) return failed(OUT_OF_BUDGET);
   const auditAnnotations = policy.auditAnnotations.map((a, i): AuditAnnotationResult => {
     const result = audits.outcomes[i]!;
@@ -183,6 +192,22 @@ export function validatePolicy(policy: CompiledPolicy, scope: PolicyScope, unbou
     };
   });
   return { decisions, auditAnnotations };
+}
+
+const noVariables: GroupOptions = Object.freeze({});
+
+/** A group's options for a scope: one shared object when it has no variables. */
+function groupOptions(scope: PolicyScope): GroupOptions {
+  return scope.variables === undefined ? noVariables : { variables: scope.variables };
+}
+
+/** Whether every validation evaluated to true (none erred, none denied). */
+function allHold(outcomes: ReadonlyArray<Outcome | undefined>): boolean {
+  for (let i = 0; i < outcomes.length; i++) {
+    const o = outcomes[i];
+    if (o === undefined || !('value' in o) || o.value !== true) return false;
+  }
+  return true;
 }
 
 function celTypeName(value: unknown): string {

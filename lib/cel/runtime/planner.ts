@@ -83,6 +83,12 @@ const constant =
   () =>
     v;
 
+/** A declared variable's value; cel-go's error for one the activation lacks (see variable()). */
+function bound(v: unknown, name: string): unknown {
+  if (v === undefined) throw celError(`no such attribute(s): ${name}`);
+  return v;
+}
+
 class Planner implements LoopPlanner {
   slotCount = 0;
   /** the evaluations that are constants (cel-go's InterpretableConst), with their values */
@@ -172,6 +178,21 @@ class Planner implements LoopPlanner {
   }
 
   private variable(name: string): Eval {
+    // the admission variables read with a named load each (one inline cache per name, not one keyed load shared by
+    // every variable of every expression)
+    switch (name) {
+      case 'object':
+        return (s) => bound(s.vars.object, name);
+      case 'oldObject':
+        return (s) => bound(s.vars.oldObject, name);
+      case 'request':
+        return (s) => bound(s.vars.request, name);
+      case 'variables':
+        return (s) => bound(s.vars.variables, name);
+      case 'namespaceObject':
+        return (s) => bound(s.vars.namespaceObject, name);
+      default:
+    }
     return (s) => {
       const v = s.vars[name];
       // cel-go interpreter/attributes.go absoluteAttribute.Resolve: a declared variable the activation lacks

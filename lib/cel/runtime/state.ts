@@ -29,19 +29,26 @@ export class EvalState {
   /** accumulated cost */
   cost = 0;
   /** next cost at which to run checkpoint() */
-  next: number;
+  next = 0;
   readonly slots: unknown[];
-  readonly limit: number;
-  private readonly deadline: number;
-  private readonly signal: AbortSignal | undefined;
-  private readonly interrupted: (() => boolean) | undefined;
+  limit = PER_CALL_COST_LIMIT;
+  vars: Readonly<Record<string, unknown>> = NO_VARS;
+  private deadline = Infinity;
+  private signal: AbortSignal | undefined = undefined;
+  private interrupted: (() => boolean) | undefined = undefined;
 
-  constructor(
-    readonly vars: Readonly<Record<string, unknown>>,
-    slotCount: number,
-    options: EvalOptions | undefined,
-  ) {
+  constructor(vars: Readonly<Record<string, unknown>>, slotCount: number, options: EvalOptions | undefined) {
     this.slots = slotCount === 0 ? EMPTY_SLOTS : new Array<unknown>(slotCount);
+    this.begin(vars, options);
+  }
+
+  /**
+   * Starts an evaluation: cost at zero, the budget and checks of `options`. A compiled expression keeps one state
+   * and begins it again for each evaluation (reused, not allocated per request; see release).
+   */
+  begin(vars: Readonly<Record<string, unknown>>, options: EvalOptions | undefined): void {
+    this.vars = vars;
+    this.cost = 0;
     this.limit = options?.costLimit ?? PER_CALL_COST_LIMIT;
     this.deadline = options?.deadline ?? Infinity;
     this.signal = options?.signal;
@@ -50,6 +57,14 @@ export class EvalState {
     if (this.signal?.aborted === true || this.interrupted?.() === true || (this.deadline !== Infinity && Date.now() > this.deadline)) {
       throw new CelInterruption(OPERATION_INTERRUPTED);
     }
+  }
+
+  /** Drops what the evaluation referenced (the request's values), so that a kept state retains nothing. */
+  release(): void {
+    this.vars = NO_VARS;
+    this.signal = undefined;
+    this.interrupted = undefined;
+    this.slots.fill(undefined);
   }
 
   /** Adds cost; checks the budget and, every CHECK_INTERVAL, the deadline. */
@@ -68,3 +83,4 @@ export class EvalState {
 }
 
 const EMPTY_SLOTS: unknown[] = [];
+const NO_VARS: Readonly<Record<string, unknown>> = Object.freeze({});

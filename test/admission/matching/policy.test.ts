@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchPolicy, matchPolicyHook, namespaceNameLabel } from '../../../lib/admission/matching/index.js';
+import { MatchMemo, matchPolicy, matchPolicyHook, namespaceNameLabel } from '../../../lib/admission/matching/index.js';
 import type { MatchDecision } from '../../../lib/admission/matching/index.js';
 import type { MatchResources, ValidatingAdmissionPolicy } from '../../../lib/api/types.js';
 import { binding, labelled, map, request, rule, selector, vap } from './helpers.js';
@@ -149,5 +149,44 @@ describe('policy: matchPolicyHook (the dispatcher\'s loop)', () => {
   test('a policy without bindings matches with none', () => {
     const d = matchPolicyHook({ policy, bindings: [] }, request());
     assert.deepEqual({ policy: d.policy.matches, bindings: d.bindings.length }, { policy: true, bindings: 0 });
+  });
+});
+
+describe('policy: MatchMemo (one validating pass over a snapshot\'s hooks)', () => {
+  // the bench's shape: every policy and every binding repeating the same constraints
+  const hooks = ['p1', 'p2', 'p3'].map((name) => ({
+    policy: vap(name, { ...configmaps }),
+    bindings: [binding(`${name}-b`, name, { namespaceSelector: selector({ [namespaceNameLabel]: 'prod' }) })],
+  }));
+
+  test('structurally equal constraints give each hook the answer it gives alone', () => {
+    for (const namespace of ['prod', 'dev']) {
+      const req = request({ namespace });
+      const memo = new MatchMemo();
+      const shared = hooks.map((h) => matchPolicyHook(h, req, memo));
+      const alone = hooks.map((h) => matchPolicyHook(h, request({ namespace })));
+      assert.deepEqual(shared, alone);
+      assert.deepEqual(shared.map((d) => d.bindings[0]!.matches), namespace === 'prod' ? [true, true, true] : [false, false, false]);
+    }
+  });
+
+  test('key order does not matter; a different value does', () => {
+    const reordered = { policy: vap('q', { resourceRules: configmaps.resourceRules!, namespaceSelector: {}, objectSelector: {} }), bindings: [binding('q-b', 'q')] };
+    const other = { policy: vap('r', { resourceRules: [rule({ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['configmaps'] })] }), bindings: [binding('r-b', 'r')] };
+    const req = request();
+    const memo = new MatchMemo();
+    assert.equal(matchPolicyHook(hooks[0]!, req, memo).policy.matches, true);
+    assert.equal(matchPolicyHook(reordered, req, memo).policy.matches, true);
+    assert.equal(matchPolicyHook(other, req, memo).policy.matches, false);
+  });
+
+  test('undecidable answers are not shared: each names its own owner', () => {
+    const team = ['b1.static.k8s.io', 'b2.static.k8s.io'].map((name) => binding(name, 'p', { namespaceSelector: selector({ team: 'a' }) }));
+    const memo = new MatchMemo();
+    const d = matchPolicyHook({ policy: vap('p', configmaps), bindings: team }, request(), memo);
+    assert.deepEqual(d.bindings.map((b) => b.matches === 'undecidable' && b.error.split(' requires')[0]), [
+      'namespace selector of ValidatingAdmissionPolicyBinding "b1.static.k8s.io"',
+      'namespace selector of ValidatingAdmissionPolicyBinding "b2.static.k8s.io"',
+    ]);
   });
 });
