@@ -4,25 +4,14 @@
 // CEL int; other numbers stay doubles. celValueToJson turns results (BigInt, uint, maps, bytes…) back into JSON.
 
 import { formatDuration, formatTimestamp } from './runtime/time.js';
-import { CelDuration, CelObject, CelOptional, CelTimestamp, CelType, CelUint } from './runtime/values.js';
+import { CelDuration, CelObject, CelOptional, CelTimestamp, CelType, CelUint, isPlainObject } from './runtime/values.js';
 import { toStringValue } from './runtime/functions.js';
-import { copyJson } from '../json/index.js';
+import { copyJson, setOwn } from '../json/index.js';
 
 const INT64_LIMIT = 2 ** 63;
 
 /** Roots produced by toCelValue: passing one again costs a lookup, not a copy. */
 const converted = new WeakSet<object>();
-
-function isPlainObject(value: object): value is Record<string, unknown> {
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  // A JSON key "__proto__" is data; plain assignment would replace the prototype instead.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
 
 function celNumber(value: number): number | bigint {
   return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? BigInt(value) : value;
