@@ -29,14 +29,15 @@ export function encodeAdmissionReviewResponse(review: Pick<ParsedReview, 'apiVer
   if (response.warnings && response.warnings.length > 0) out.warnings = response.warnings;
   if (response.auditAnnotations && Object.keys(response.auditAnnotations).length > 0) out.auditAnnotations = response.auditAnnotations;
   const patch = response.patch;
-  if (!patch) return Buffer.from(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: out }));
   const patchType = response.patchType || 'JSONPatch';
-  if (!base64Text.test(patch)) {
+  // a base64 patch (what the plugins send) is written around the envelope; anything else goes through JSON.stringify
+  const written = patch !== undefined && patch !== '' && base64Text.test(patch);
+  if (patch && !written) {
     out.patch = patch;
     out.patchType = patchType;
-    return Buffer.from(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: out }));
   }
-  return withPatch(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: out }), patch, patchType);
+  const envelope = JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: out });
+  return written ? withPatch(envelope, patch, patchType) : Buffer.from(envelope);
 }
 
 /** Text JSON.stringify writes as is between quotes: the base64 alphabet (no escapes, one byte a character). */
