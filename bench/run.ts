@@ -18,7 +18,9 @@
 // Prints the maximum throughput (closed loop; rounds alternate between servers and ratios are medians of per-round
 // pairs, so drifting machine load cancels out), p50/p99 at fixed offered rates (open loop, timed from when each
 // request was due), and per server the CPU time per request of its main thread and of the whole process (/proc),
-// then the issue's bars. Low rates (--low-rates) pool latencies over rounds, servers alternating.
+// then the hot-path issues' bars (issue 27's on any machine: main-thread CPU against bare's, the pool's whole process against
+// --workers 0, /mutate's CPU, the low-rate latency; the throughput and rate bars want a pinned run). Low rates
+// (--low-rates) pool latencies over rounds, servers alternating, with the CPU per lone request.
 //
 // Flags: --seconds N (closed-loop round, default 3), --rounds N (3), --connections N (16 per server, split over the
 // client processes), --open-seconds N (3), --rates list (pinned: 50,1000,5000; else 250,500,1000), --low-rates list
@@ -145,6 +147,116 @@ class LoadGenerators {
 }
 
 const perRequest = (cpu: number, n: number): string => (n > 0 ? (cpu / n * 1e6).toFixed(0) : '—');
+const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
+const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
+
+/** A server's CPU seconds over a phase (main thread, whole process, the load processes) and the requests it answered. */
+interface CpuSpent { main: number; total: number; client: number; n: number }
+
+/** Per server, then per rate: the low-rate rounds' latencies pooled, and the server's CPU over them. */
+type LowRates = Map<string, Map<number, { latencies: number[]; cpu: CpuSpent }>>;
+
+interface Results {
+  /** closed-loop throughput per round */
+  readonly perRound: Map<string, number[]>;
+  /** closed-loop CPU */
+  readonly cpu: Map<string, CpuSpent>;
+  readonly open: Map<string, Map<number, Measured>>;
+  readonly low: LowRates;
+}
+
+const lowPercentile = (low: LowRates, key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!.latencies).sort(), p);
+
+/** Low rates, the wake-up path where a lone request finds every thread asleep: rounds alternate between servers. */
+async function measureLowRates(load: LoadGenerators, servers: readonly Server[]): Promise<LowRates> {
+  const low: LowRates = new Map(servers.map((s) => [s.key, new Map(lowRates.map((r) => [r, { latencies: [], cpu: { main: 0, total: 0, client: 0, n: 0 } }]))]));
+  for (let r = 0; r < lowRounds; r++) {
+    for (const rate of lowRates) {
+      for (const s of servers) {
+        const res = await load.run(s, 'open', { rate, seconds: lowSeconds });
+        if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
+        const cell = low.get(s.key)!.get(rate)!;
+        cell.latencies.push(...res.latencies);
+        cell.cpu.main += res.mainCpu;
+        cell.cpu.total += res.totalCpu;
+        cell.cpu.client += res.clientCpu;
+        cell.cpu.n += res.completed;
+      }
+    }
+  }
+  return low;
+}
+
+// The CPU per lone request, against the closed loop's, shows what cold caches cost on the machine at hand.
+function printLowRates(low: LowRates, servers: readonly Server[]): void {
+  if (lowRates.length === 0) return;
+  console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
+  console.log(`${'server'.padEnd(46)}${lowRates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
+  for (const s of servers) {
+    const cells = lowRates.map((rate) => {
+      const { cpu } = low.get(s.key)!.get(rate)!;
+      const p50 = lowPercentile(low, s.key, rate, 50);
+      const p99 = lowPercentile(low, s.key, rate, 99);
+      const added = s.key === 'a' ? '' : ` (${signed(p50 - lowPercentile(low, 'a', rate, 50))} / ${signed(p99 - lowPercentile(low, 'a', rate, 99))})`;
+      return `${fmt(p50)} / ${fmt(p99)}${added} [${perRequest(cpu.main, cpu.n)}/${perRequest(cpu.total, cpu.n)}]`.padStart(44);
+    });
+    console.log(`${s.label.padEnd(46)}${cells.join('')}`);
+  }
+}
+
+/** The hot-path issues' bars: those of issue 27 hold on any machine, the throughput and rate ones want a pinned run. */
+function printBars({ perRound, cpu, open, low }: Results): void {
+  const b = `b${defaultWorkers}`;
+  console.log(`\nbars (the default pool is ${b}${perRound.has(b) ? '' : ': not measured, name it in --pool-workers'}):`);
+  if (!perRound.has(b)) return;
+  const max = (key: string): number => median(perRound.get(key)!);
+  const at = (key: string, rate: number, p: number): number => percentile(open.get(key)!.get(rate)!.latencies, p);
+  const perReq = (key: string, which: 'main' | 'total'): number => {
+    const c = cpu.get(key);
+    return c === undefined || c.n === 0 ? NaN : (c[which] / c.n) * 1e6;
+  };
+  const mainRatio = perReq(b, 'main') / perReq('a', 'main');
+  console.log(`  ${b} main-thread CPU/req <= 1.25 of a's          ${fmt(mainRatio).padStart(8)}        ${pass(mainRatio <= 1.25)}`);
+  if (cpu.has('c')) {
+    const whole = perReq(b, 'total');
+    const inline = perReq('c', 'total');
+    console.log(`  ${b} whole-process CPU/req <= c's            ${`${whole.toFixed(0)} vs ${inline.toFixed(0)}`.padStart(11)} µs    ${pass(whole <= inline)}`);
+  }
+  if (cpu.has('m')) {
+    const m = perReq('m', 'total');
+    console.log(`  m /mutate whole-process CPU/req <= 232 µs     ${m.toFixed(0).padStart(8)} µs     ${pass(m <= 232)}`);
+  }
+  if (lowRates.includes(50)) {
+    const p50 = lowPercentile(low, b, 50, 50) - lowPercentile(low, 'a', 50, 50);
+    const p99 = lowPercentile(low, b, 50, 99) - lowPercentile(low, 'a', 50, 99);
+    console.log(`  ${b} at 50 req/s (low rounds): added p50 <= 0.3 ms ${signed(p50).padStart(6)} ms  ${pass(p50 <= 0.3)}`);
+    console.log(`  ${b} at 50 req/s (low rounds): added p99 <= 0.6 ms ${signed(p99).padStart(6)} ms  ${pass(p99 <= 0.6)}`);
+  }
+  const ratio = median(perRound.get(b)!.map((v, i) => v / perRound.get('a')![i]!));
+  console.log(`  max throughput of ${b} >= 0.8 of a's             ${fmt(ratio).padStart(8)}        ${pass(ratio >= 0.8)}`);
+  const pools = poolWorkers.filter((w) => w > 0).sort((x, y) => x - y).map((w) => `b${w}`);
+  for (let i = 1; i < pools.length; i++) {
+    // "beyond noise": the spread of the fewer workers' own rounds
+    const lower = pools[i - 1]!;
+    const spread = Math.max(...perRound.get(lower)!) - Math.min(...perRound.get(lower)!);
+    const ok = max(pools[i]!) >= max(lower) - spread;
+    console.log(`  ${pools[i]} does not lower ${lower}'s max throughput    ${max(pools[i]!).toFixed(0)} vs ${max(lower).toFixed(0)} (±${spread.toFixed(0)})   ${pass(ok)}`);
+  }
+  if (rates.includes(50)) {
+    const p50 = at(b, 50, 50) - at('a', 50, 50);
+    const p99 = at(b, 50, 99) - at('a', 50, 99);
+    console.log(`  ${b} at 50 req/s: added p50 <= 0.2 ms            ${signed(p50).padStart(8)} ms     ${pass(p50 <= 0.2)}`);
+    console.log(`  ${b} at 50 req/s: added p99 <= 0.5 ms            ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
+  }
+  if (rates.includes(1000)) {
+    const p99 = at(b, 1000, 99) - at('a', 1000, 99);
+    console.log(`  ${b} at 1,000 req/s: added p99 <= 0.5 ms         ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
+  }
+  if (rates.includes(5000)) {
+    const p99 = at(b, 5000, 99);
+    console.log(`  ${b} at 5,000 req/s: p99 <= 5 ms                 ${fmt(p99).padStart(8)} ms     ${pass(p99 <= 5)}`);
+  }
+}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -226,7 +338,7 @@ async function main(): Promise<void> {
 
     // maximum throughput: closed loop, rounds alternating between servers
     const perRound = new Map<string, number[]>(servers.map((s) => [s.key, []]));
-    const cpu = new Map(servers.map((s) => [s.key, { main: 0, total: 0, client: 0, n: 0 }]));
+    const cpu = new Map<string, CpuSpent>(servers.map((s) => [s.key, { main: 0, total: 0, client: 0, n: 0 }]));
     const closedP50 = new Map<string, number[]>(servers.map((s) => [s.key, []]));
     for (let r = 0; r < rounds; r++) {
       for (const s of servers) {
@@ -257,7 +369,6 @@ async function main(): Promise<void> {
     console.log(`\nlatency at fixed offered rates — open loop, ${openSeconds} s per rate, timed from when each request was due: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
     console.log(`${'server'.padEnd(46)}${rates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
     const at = (key: string, rate: number, p: number): number => percentile(open.get(key)!.get(rate)!.latencies, p);
-    const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
     for (const s of servers) {
       const cells = rates.map((rate) => {
         const res = open.get(s.key)!.get(rate)!;
@@ -268,60 +379,9 @@ async function main(): Promise<void> {
       console.log(`${s.label.padEnd(46)}${cells.join('')}`);
     }
 
-    // low rates: the wake-up path, where a lone request finds every thread asleep
-    if (lowRates.length > 0) {
-      const low = new Map<string, Map<number, number[]>>(validating.map((s) => [s.key, new Map(lowRates.map((r) => [r, []]))]));
-      for (let r = 0; r < lowRounds; r++) {
-        for (const rate of lowRates) {
-          for (const s of validating) {
-            const res = await load.run(s, 'open', { rate, seconds: lowSeconds });
-            if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
-            low.get(s.key)!.get(rate)!.push(...res.latencies);
-          }
-        }
-      }
-      const lowPct = (key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!).sort(), p);
-      console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds`);
-      console.log(`${'server'.padEnd(46)}${lowRates.map((r) => `${r} req/s p50 / p99 (added over a)`.padStart(40)).join('')}`);
-      for (const s of validating) {
-        const cells = lowRates.map((rate) => {
-          const p50 = lowPct(s.key, rate, 50);
-          const p99 = lowPct(s.key, rate, 99);
-          return `${fmt(p50)} / ${fmt(p99)}${s.key === 'a' ? '' : ` (${signed(p50 - lowPct('a', rate, 50))} / ${signed(p99 - lowPct('a', rate, 99))})`}`.padStart(40);
-        });
-        console.log(`${s.label.padEnd(46)}${cells.join('')}`);
-      }
-    }
-
-    const b = `b${defaultWorkers}`;
-    const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
-    console.log(`\nbars (the default pool is ${b}${perRound.has(b) ? '' : ': not measured, name it in --pool-workers'}):`);
-    if (perRound.has(b)) {
-      const ratio = pairedRatio(b, 'a');
-      console.log(`  max throughput of ${b} >= 0.8 of a's             ${fmt(ratio).padStart(8)}        ${pass(ratio >= 0.8)}`);
-      const pools = poolWorkers.filter((w) => w > 0).sort((x, y) => x - y).map((w) => `b${w}`);
-      for (let i = 1; i < pools.length; i++) {
-        // "beyond noise": the spread of the fewer workers' own rounds
-        const lower = pools[i - 1]!;
-        const spread = Math.max(...perRound.get(lower)!) - Math.min(...perRound.get(lower)!);
-        const ok = max(pools[i]!) >= max(lower) - spread;
-        console.log(`  ${pools[i]} does not lower ${lower}'s max throughput    ${max(pools[i]!).toFixed(0)} vs ${max(lower).toFixed(0)} (±${spread.toFixed(0)})   ${pass(ok)}`);
-      }
-      if (rates.includes(50)) {
-        const p50 = at(b, 50, 50) - at('a', 50, 50);
-        const p99 = at(b, 50, 99) - at('a', 50, 99);
-        console.log(`  ${b} at 50 req/s: added p50 <= 0.2 ms            ${signed(p50).padStart(8)} ms     ${pass(p50 <= 0.2)}`);
-        console.log(`  ${b} at 50 req/s: added p99 <= 0.5 ms            ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
-      }
-      if (rates.includes(1000)) {
-        const p99 = at(b, 1000, 99) - at('a', 1000, 99);
-        console.log(`  ${b} at 1,000 req/s: added p99 <= 0.5 ms         ${signed(p99).padStart(8)} ms     ${pass(p99 <= 0.5)}`);
-      }
-      if (rates.includes(5000)) {
-        const p99 = at(b, 5000, 99);
-        console.log(`  ${b} at 5,000 req/s: p99 <= 5 ms                 ${fmt(p99).padStart(8)} ms     ${pass(p99 <= 5)}`);
-      }
-    }
+    const low = await measureLowRates(load, validating);
+    printLowRates(low, validating);
+    printBars({ perRound, cpu, open, low });
     if (compare !== undefined) {
       console.log(`\nthis build against ${compare} (median of per-round paired ratios; CPU per request over all rounds, main / total):`);
       for (const [key] of ours) {
