@@ -26,7 +26,9 @@
 // client processes), --open-seconds N (3), --rates list (pinned: 50,1000,5000; else 250,500,1000), --low-rates list
 // (pinned: none; else 50,200), --low-seconds N (8), --low-rounds N (3), --pool-workers list, --client-processes N
 // (pinned: one per client CPU, at most 8; else 1), --server-cpus LIST, --client-cpus LIST, --no-mutate,
-// --compare DIR (every daemon also run from DIR's dist/, another build, its rounds alternating with this one's).
+// --compare DIR (every daemon also run from DIR's dist/, another build, its rounds alternating with this one's),
+// --policies DIR (the validating policies instead of testdata/bench/policies: they must admit the pod and deny it when
+// privileged, e.g. a directory holding only 01-pss-privileged.yaml, to see the daemon's cost apart from its policies').
 import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -264,7 +266,7 @@ async function main(): Promise<void> {
   const load = new LoadGenerators(clientProcesses);
   try {
     const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'bench CA', 'static-admissiond');
-    const policiesDir = join(root, 'testdata', 'bench', 'policies');
+    const policiesDir = args.has('policies') ? resolve(args.get('policies')!) : join(root, 'testdata', 'bench', 'policies');
     const config = join(tmp, 'admission-config.yaml');
     writeFileSync(config, validatingAdmissionConfig(policiesDir));
     const mutatingConfig = join(tmp, 'admission-config-mutating.yaml');
@@ -329,7 +331,7 @@ async function main(): Promise<void> {
     console.log([
       `static-admissiond hot-path benchmark — Node ${process.version}, ${availableParallelism()} CPUs here, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
       pinned ? `servers pinned to CPUs ${serverCpus} (daemon default: ${defaultWorkers} workers), ${clientProcesses} load process(es) pinned to ${clientCpus ?? 'any CPU'}` : `unpinned; ${clientProcesses} load process(es)`,
-      `request: ${bodyFile.slice(root.length + 1)} (${body.length} B), policies: testdata/bench/policies (20 policies, 40 expressions, all admit the pod)`,
+      `request: ${bodyFile.slice(root.length + 1)} (${body.length} B), policies: ${args.has('policies') ? policiesDir : 'testdata/bench/policies (20 policies, 40 expressions, all admit the pod)'}`,
       'CPU per request from /proc: the server\'s main thread / the whole server process; client: the load processes',
     ].join('\n'));
 
