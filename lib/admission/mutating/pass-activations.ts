@@ -5,7 +5,7 @@
 // values of each version met) is kept in the request's PolicyReinvocationState, so the second pass converts nothing
 // the first already did.
 import type { AdmissionRequest, GroupVersionKind } from '../../api/admission.js';
-import { CelActivation, toCelValue } from '../../cel/index.js';
+import { CelActivation, jsonToCelValueAfter, toCelValue } from '../../cel/index.js';
 import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { authorizerBinding } from '../authorization.js';
 import type { RequestAuthorizer } from '../authorization.js';
@@ -104,7 +104,9 @@ export class PassActivations {
     if (withObject === undefined) state.objectActivations.set(v.kindKey, (withObject = new WeakMap()));
     let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
     if (base === undefined) {
-      base = v.fixed.withObject(current, state.celValues);
+      const cel = jsonToCelValueAfter(current ?? null, state.lastConverted.get(v.kindKey));
+      state.lastConverted.set(v.kindKey, { json: current ?? null, cel });
+      base = v.fixed.withCelObject(cel);
       if (typeof current === 'object' && current !== null) withObject.set(current, base);
     }
     let celRequest_ = state.celRequests.get(invocation.requestKey);
