@@ -191,7 +191,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
-        const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
+        const decoded = { known: state.lastDecoded.get(kindKey) };
         const evaluated = authorized(policy, () => {
           const scoped = activations.activationFor(invocation, v);
           return applyMutation(mutation, scoped.activation, current, kind, scoped.options, decoded);
@@ -215,7 +215,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         }
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
         // a JSON Patch that changed the object had it decoded strictly (one that changed nothing did not)
-        if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
+        if (mutation.patchType === 'JSONPatch' && outcome.object !== current) state.lastDecoded.set(kindKey, outcome.object);
         // held as its Go type (typed-object.ts), then the scheme's defaulting, after every mutation
         // (dispatcher.go dispatchOne)
         v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind, state.prunedSubtrees), kind, state.defaultedParts);

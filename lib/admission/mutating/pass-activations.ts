@@ -34,8 +34,6 @@ export interface Versioned {
   readonly fixed: CelActivation;
   /** a mutation was applied */
   dirty: boolean;
-  /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
-  decoded?: { readonly object: unknown; readonly kind: string };
 }
 
 /** An invocation's activation, and the options its expressions are evaluated with. */

@@ -4,7 +4,6 @@
 // later plugin (the webhooks) is noticed.
 import { equalJson } from '../../json/index.js';
 import type { PrunedSubtrees } from './typed-object.js';
-import type { CheckedSubtrees } from '../../api/strict-check.js';
 import type { CelActivation, ConvertedVersion } from '../../cel/index.js';
 import { defaultedParts } from '../defaulting/index.js';
 import type { DefaultedParts } from '../defaulting/index.js';
@@ -33,8 +32,8 @@ export class PolicyReinvocationState {
   readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
   /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */
   readonly defaultedParts: DefaultedParts = defaultedParts();
-  /** the subtrees of this request's objects that decoded strictly (api/strict-check.ts) */
-  readonly checkedSubtrees: CheckedSubtrees = new WeakMap();
+  /** per object kind ("apiVersion kind"): the last version that decoded strictly after a JSON Patch */
+  readonly lastDecoded = new Map<string, unknown>();
 
   shouldReinvoke(key: InvocationKey): boolean {
     return this.#reinvoke.has(key);
