@@ -125,7 +125,7 @@ function matchInvocations(hooks: readonly PolicyHook[], request: AdmissionReques
       const bindingName = binding.metadata?.name ?? '';
       const d = decision.bindings[i]!;
       if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
-      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target));
+      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target, invocations[invocations.length - 1]));
     });
   }
   return { invocations, errors };
@@ -157,7 +157,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     // ran on goes back into the request's object, and only if it changed (dispatcher.go dispatchInvocations): a pass
     // mixing kinds keeps the last kind's mutations, as upstream does.
     const activations = new PassActivations(request, object, state, ctx, authorizer);
-    for (const invocation of invocations) activations.versionedFor(invocation.target);
+    for (const invocation of invocations) activations.versionedFor(invocation);
     let last: Versioned | undefined;
     /**
      * `evaluate` as it is, or until its authorizer checks are answered. Only a policy that uses the authorizer waits:
@@ -166,7 +166,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     const authorized = <T>(policy: CompiledMutatingPolicy, evaluate: () => T): T | Promise<T> => (policy.usesAuthorizer ? evaluateAuthorized(authorizer, evaluate) : evaluate());
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
-      const v = activations.versionedFor(invocation.target);
+      const v = activations.versionedFor(invocation);
       if (policy.matchConditions.length > 0) {
         const pending = authorized(policy, () => {
           const scoped = activations.activationFor(invocation, v);
