@@ -5,8 +5,9 @@
 // runs the walker, which finds the error and words it. So a yes here must imply the walker finds nothing; a no
 // costs only the walk that would have happened anyway.
 //
-// With a memo of the subtrees already checked (per request: successive versions of an object share the parts no
-// mutation touched, never changed in place), each later check walks only new parts.
+// Given an earlier version of the value that decoded (successive versions of an object being mutated share the parts
+// no mutation touched, at the place they were, and are never changed in place), a check walks the two side by side
+// and passes over every subtree they share: only the parts a mutation built are walked again.
 import { ownValue } from '../json/own.js';
 import type { ApiSchema } from './schema.js';
 import { int32Max, int32Min, rfc3339Pattern } from './strict-walker.js';
@@ -17,9 +18,6 @@ type Check =
   | { readonly t: 'scalar'; readonly check: (value: never) => string | undefined }
   | { readonly t: 'list' | 'map'; readonly element: Check }
   | { readonly t: 'struct'; readonly fields: ReadonlyMap<string, Check> };
-
-/** Subtrees known to decode cleanly, with the check they passed. */
-export type CheckedSubtrees = WeakMap<object, Check>;
 
 const simple = (t: 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'any' | 'intstr' | 'time' | 'unknown'): Check => ({ t });
 const leaves: Readonly<Record<string, Check>> = {
@@ -57,9 +55,13 @@ export class StrictCheck {
     return known;
   }
 
-  /** Whether `value`, of schema type `type`, decodes without any error (false: not known, ask the walker). */
-  decodes(value: unknown, type: string, checked: CheckedSubtrees = new WeakMap()): boolean {
-    return passes(value, this.#check(type), checked);
+  /**
+   * Whether `value`, of schema type `type`, decodes without any error (false: not known, ask the walker).
+   * `previous`: an earlier version of the value, of the same type, that decodes; what `value` shares with it at the
+   * same place is not checked again.
+   */
+  decodes(value: unknown, type: string, previous?: unknown): boolean {
+    return passes(value, this.#check(type), previous);
   }
 }
 
@@ -67,7 +69,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function passes(value: unknown, check: Check, checked: CheckedSubtrees): boolean {
+/** `previous`: what stands at the same place in the earlier version that decodes (undefined: nothing). */
+function passes(value: unknown, check: Check, previous: unknown): boolean {
   // null leaves any field unset
   if (value === null) return true;
   switch (check.t) {
@@ -94,28 +97,31 @@ function passes(value: unknown, check: Check, checked: CheckedSubtrees): boolean
     default:
   }
   if (typeof value !== 'object') return false;
-  if (checked.get(value) === check) return true;
-  if (!(check.t === 'list' ? listPasses(value, check.element, checked) : isObject(value) && mapPasses(value, check, checked))) return false;
-  checked.set(value, check);
-  return true;
+  // the same subtree at the same place, hence of the same type, in a version that decodes
+  if (value === previous) return true;
+  return check.t === 'list' ? listPasses(value, check.element, previous) : isObject(value) && mapPasses(value, check, previous);
 }
 
 // Plain loops, not every() with a closure per container: this runs for every map and list of the object.
-function listPasses(value: object, element: Check, checked: CheckedSubtrees): boolean {
+function listPasses(value: object, element: Check, previous: unknown): boolean {
   if (!Array.isArray(value)) return false;
-  for (let i = 0; i < value.length; i++) if (!passes(value[i], element, checked)) return false;
+  const before: readonly unknown[] | undefined = Array.isArray(previous) ? previous : undefined;
+  for (let i = 0; i < value.length; i++) if (!passes(value[i], element, before?.[i])) return false;
   return true;
 }
 
-function mapPasses(value: Record<string, unknown>, check: Extract<Check, { t: 'struct' }> | Extract<Check, { t: 'list' | 'map' }>, checked: CheckedSubtrees): boolean {
+function mapPasses(value: Record<string, unknown>, check: Extract<Check, { t: 'struct' }> | Extract<Check, { t: 'list' | 'map' }>, previous: unknown): boolean {
+  // `before[k]` needs no own-property test: what it may inherit (Object.prototype's members) is never a JSON value,
+  // so it is the same object as `value[k]` only where `before` holds it as its own field
+  const before: Readonly<Record<string, unknown>> | undefined = isObject(previous) ? previous : undefined;
   // for…in, not Object.keys: no array per map (a JSON object has no enumerable inherited keys)
   if (check.t === 'struct') {
     for (const k in value) {
       const field = check.fields.get(k);
-      if (field === undefined || !passes(value[k], field, checked)) return false;
+      if (field === undefined || !passes(value[k], field, before?.[k])) return false;
     }
     return true;
   }
-  for (const k in value) if (!passes(value[k], check.element, checked)) return false;
+  for (const k in value) if (!passes(value[k], check.element, before?.[k])) return false;
   return true;
 }

@@ -1,5 +1,5 @@
 // The activation the admission hot path evaluates with (see CelActivation).
-import { adoptAsCelValue, jsonToCelValue, toCelValue } from './values.js';
+import { adoptAsCelValue, toCelValue } from './values.js';
 
 const EMPTY_VARIABLES: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -61,12 +61,9 @@ export class CelActivation {
     );
   }
 
-  /**
-   * The same values with another `object` (JSON, converted here): the object as mutated so far. `memo` (see
-   * toCelValue) lets successive versions of an object share the conversion of the parts they share.
-   */
-  withObject(object: unknown, memo?: WeakMap<object, unknown>): CelActivation {
-    return new CelActivation(memo === undefined ? toCelValue(object ?? null) : jsonToCelValue(object ?? null, memo), this.oldObject, this.request, this.params, this.namespaceObject, this.variables, this.authz);
+  /** The same values with another `object`, already converted (see jsonToCelValueAfter). */
+  withCelObject(object: unknown): CelActivation {
+    return new CelActivation(object, this.oldObject, this.request, this.params, this.namespaceObject, this.variables, this.authz);
   }
 
   /** The same values with another `request` (JSON, converted here): a policy invoked with another matched kind. */

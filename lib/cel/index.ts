@@ -31,7 +31,8 @@ export type { RequestResource } from './runtime/k8s/authz.js';
 export { CEL_EVALUATION_ERROR, CelEvaluationError } from './errors.js';
 export { compositedVariableError } from './composition.js';
 export { constructionTypeOf } from './objects.js';
-export { celValueToJson, toCelValue } from './values.js';
+export { celValueToJson, jsonToCelValueAfter, toCelValue } from './values.js';
+export type { ConvertedVersion } from './values.js';
 export {
   CelDuration,
   CelObject,

@@ -78,15 +78,55 @@ export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unk
   return result;
 }
 
-/**
- * toCelValue for JSON only, with the memo as the one record of what was converted: the copy is not registered as a
- * CEL value (a process-wide WeakSet entry per version of an object being mutated, held until the copy dies, costs
- * more than the conversion of the few parts a mutation changed). `json` must not be a value toCelValue returned.
- */
-export function jsonToCelValue(json: unknown, memo: WeakMap<object, unknown>): unknown {
-  return convert(json, memo, 0);
+/** One version of a JSON value with its CEL values, as jsonToCelValueAfter returns them. */
+export interface ConvertedVersion {
+  readonly json: unknown;
+  readonly cel: unknown;
 }
 
+/**
+ * convert, taking from `previous` (an earlier version of the same value and its conversion) every subtree the two
+ * share at the same place: a walk of the new version alongside the old one, in place of a memo entry per container.
+ * Successive versions of an object being mutated share every part no mutation touched, at the place it was; a part
+ * that moved (a list element shifted by an insert) is converted again, to the same values.
+ */
+function convertAfter(value: unknown, previous: unknown, previousCel: unknown, depth: number): unknown {
+  if (value === previous && typeof value === 'object' && value !== null) return previousCel;
+  if (typeof value === 'number') return celNumber(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= RECURSION_DEPTH || typeof previous !== 'object' || previous === null) return convert(value, undefined, depth);
+  if (Array.isArray(value)) {
+    if (!Array.isArray(previous)) return convert(value, undefined, depth);
+    const before = previousCel as unknown[];
+    const items = value as unknown[];
+    const out = new Array<unknown>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      out[i] = typeof item === 'object' && item !== null && i < previous.length ? convertAfter(item, previous[i], before[i], depth + 1) : convert(item, undefined, depth + 1);
+    }
+    return out;
+  }
+  if (!isPlainObject(value) || Array.isArray(previous)) return convert(value, undefined, depth);
+  const old = previous as Record<string, unknown>;
+  const before = previousCel as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    const field = value[key];
+    // a JSON container is never an inherited member of Object.prototype, so `old[key]` needs no own-property test
+    // here: it is the same object only where `old` holds it as its own field, and `before` has that key too
+    setOwn(out, key, typeof field === 'object' && field !== null ? convertAfter(field, old[key], before[key], depth + 1) : typeof field === 'number' ? celNumber(field) : field);
+  }
+  return out;
+}
+
+/**
+ * jsonToCelValue by difference: the CEL values of `json`, sharing with `previous` (the version converted before it,
+ * whose `cel` this function or jsonToCelValue returned) the conversion of every subtree the two have in common at
+ * the same place. Neither `json` nor `previous` is modified; the result shares containers with `previous.cel`.
+ */
+export function jsonToCelValueAfter(json: unknown, previous: ConvertedVersion | undefined): unknown {
+  return previous === undefined ? convert(json, undefined, 0) : convertAfter(json, previous.json, previous.cel, 0);
+}
 
 /** convert, in place; iterative for the same reason. */
 function convertInPlace(root: unknown): unknown {

@@ -1,7 +1,7 @@
 // The strict decoder's fast yes (lib/api/strict-check.ts) never says yes where the walker finds an error: checked
 // against the walker (lib/api/strict-walker.ts, the words of sigs.k8s.io/json's strict decoding) on a pod and on
-// variants of it with each kind of error the walker reports, and with a memo of subtrees that passed as one type
-// met again as another. Upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/json_patch.go
+// variants of it with each kind of error the walker reports, and with an earlier version that decoded: what stands
+// at the same place in it is passed over, a subtree of it met elsewhere (as another type) is checked again. Upstream: staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/json_patch.go
 // (the strict Decode after a JSON Patch), sigs.k8s.io/json internal/golang/encoding/json/decode.go.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,14 +67,30 @@ describe('StrictCheck against the strict walker', () => {
     assert.equal(new StrictCheck(types, decodeScalars).decodes(value, podType), true);
   });
 
-  it('a subtree that passed as one type is checked again where it stands as another', () => {
+  it('a subtree of the earlier version is checked again where it stands at another place, as another type', () => {
     const check = new StrictCheck(types, decodeScalars);
-    const checked = new WeakMap();
     // {name, image} is a container, and as a pod's metadata `image` is an unknown field
     const part = { name: 'x', image: 'y' };
-    assert.equal(check.decodes(withSpec({ containers: [part] }), podType, checked), true);
+    const earlier = withSpec({ containers: [part] });
+    assert.equal(check.decodes(earlier, podType), true);
     const misplaced = { ...pod, metadata: part };
     assert.equal(walkerAccepts(misplaced), false);
-    assert.equal(check.decodes(misplaced, podType, checked), false);
+    assert.equal(check.decodes(misplaced, podType, earlier), false);
+    // moved within a list: index 1 of the earlier version held nothing
+    assert.equal(check.decodes(withSpec({ containers: [{ name: 'a', imageTypo: 'b' }, part] }), podType, earlier), false);
+  });
+
+  it('passes over what the earlier version holds at the same place, walking only the rest', () => {
+    const check = new StrictCheck(types, decodeScalars);
+    // the same spec object: taken as decoded without a walk (it is what the previous version held there)
+    const next = { ...pod, metadata: { ...pod.metadata, labels: { a: 'c' } } };
+    assert.equal(check.decodes(next, podType, pod), true);
+    // shown by an earlier version that did not decode (never passed by the caller): its spec is not walked again
+    const bad = withContainer({ imageTypo: 'x' }) as Record<string, unknown>;
+    assert.equal(check.decodes({ ...bad, metadata: { name: 'q' } }, podType, bad), true);
+    // new objects in place of the shared ones are walked
+    assert.equal(check.decodes(withContainer({ imageTypo: 'x' }), podType, bad), false);
+    // not an earlier version of the same shape: the list's elements are compared by index, a map's by key
+    assert.equal(check.decodes(bad, podType, { spec: [] }), false);
   });
 });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { CelActivation, celValueToJson, compileExpression, toCelValue } from '../../lib/cel/index.js';
-import { adoptAsCelValue, jsonToCelValue } from '../../lib/cel/values.js';
+import { adoptAsCelValue, jsonToCelValueAfter } from '../../lib/cel/values.js';
 
 function evaluate(expression: string): unknown {
   const result = compileExpression({ expression, environment: 'mutatingPolicy' });
@@ -30,36 +30,52 @@ describe('toCelValue', () => {
   });
 });
 
-describe('jsonToCelValue', () => {
+describe('jsonToCelValueAfter', () => {
   const deepFreeze = <T>(v: T): T => {
     if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) deepFreeze(child);
     return Object.freeze(v);
   };
 
-  it('converts as toCelValue does, key order kept, the input untouched (frozen here)', () => {
+  it('converts as toCelValue does, key order kept, the inputs untouched (frozen here)', () => {
     const text = '{"z": 1, "a": [2, {"k": 0.5, "j": 3}], "2": "x", "1": null, "__proto__": {"n": 4}}';
-    const out = jsonToCelValue(deepFreeze(JSON.parse(text)), new WeakMap());
+    const first = deepFreeze(JSON.parse(text) as Record<string, unknown>);
+    const out = jsonToCelValueAfter(first, undefined);
     assert.deepEqual(out, toCelValue(JSON.parse(text)));
     assert.deepEqual(Object.keys(out as object), Object.keys(JSON.parse(text) as object));
     assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    // against an earlier version that has none of its keys, `__proto__` and `constructor` included
+    const next = deepFreeze(JSON.parse('{"__proto__": {"m": 5}, "constructor": {"c": 6}, "toString": [7]}') as object);
+    const after = jsonToCelValueAfter(next, { json: deepFreeze({ other: { o: 1 } }), cel: { other: { o: 1n } } });
+    assert.deepEqual(after, toCelValue(JSON.parse('{"__proto__": {"m": 5}, "constructor": {"c": 6}, "toString": [7]}')));
+    assert.deepEqual(Object.keys(after as object), ['__proto__', 'constructor', 'toString']);
+    assert.equal(Object.getPrototypeOf(after), Object.prototype);
   });
 
-  it('shares the conversion of a subtree met again, by identity, also past the depth where it stops recursing', () => {
+  it('shares the conversion of what the earlier version holds at the same place, also past the depth where it stops recursing', () => {
     // 250 levels: the conversion recurses 200 levels, then goes on with an explicit stack (json/clone.ts)
     let nested: unknown = { n: 1 };
     for (let i = 0; i < 250; i++) nested = i % 2 === 0 ? { a: nested } : [nested];
-    const memo = new WeakMap<object, unknown>();
-    const v1 = deepFreeze({ spec: { x: nested, y: { m: 2 } }, meta: { l: 'a' } });
-    const v2 = deepFreeze({ ...v1, meta: { l: 'b' } });
-    const c1 = jsonToCelValue(v1, memo) as Record<string, Record<string, unknown>>;
-    const c2 = jsonToCelValue(v2, memo) as Record<string, Record<string, unknown>>;
-    assert.equal(c2['spec'], c1['spec'], 'the unchanged subtree is the same CEL value');
-    assert.notEqual(c2['meta'], c1['meta']);
-    assert.deepEqual(c2['meta'], { l: 'b' });
+    const v1 = deepFreeze({ spec: { x: nested, y: { m: 2 }, list: [{ p: 1 }, { q: 2 }] }, meta: { l: 'a' } });
+    const c1 = jsonToCelValueAfter(v1, undefined) as Record<string, Record<string, unknown>>;
+    assert.deepEqual(c1, toCelValue(v1));
     let leaf: unknown = c1['spec']!['x'];
     while (typeof leaf === 'object' && leaf !== null && !('n' in leaf)) leaf = Array.isArray(leaf) ? leaf[0] : (leaf as { a: unknown }).a;
     assert.deepEqual(leaf, { n: 1n });
-    assert.deepEqual(c1, toCelValue(v1));
+    const v2 = deepFreeze({ ...v1, meta: { l: 'b' } });
+    const c2 = jsonToCelValueAfter(v2, { json: v1, cel: c1 }) as Record<string, Record<string, unknown>>;
+    assert.equal(c2['spec'], c1['spec'], 'the unchanged subtree is the same CEL value');
+    assert.notEqual(c2['meta'], c1['meta']);
+    assert.deepEqual(c2, toCelValue(v2));
+    // a new spec: its unchanged fields and list elements at the same place are shared; one moved is converted again
+    const [p, q] = v1.spec.list;
+    const v3 = deepFreeze({ ...v2, spec: { ...v2.spec, y: { m: 3 }, list: [q, p, { r: 3 }] } });
+    const c3 = jsonToCelValueAfter(v3, { json: v2, cel: c2 }) as Record<string, Record<string, unknown>>;
+    assert.equal(c3['spec']!['x'], c1['spec']!['x']);
+    assert.equal(c3['meta'], c2['meta']);
+    const list1 = c1['spec']!['list'] as unknown[];
+    const list3 = c3['spec']!['list'] as unknown[];
+    assert.notEqual(list3[0], list1[1], 'moved: converted again');
+    assert.deepEqual(c3, toCelValue(v3));
   });
 });
 

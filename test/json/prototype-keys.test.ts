@@ -19,6 +19,10 @@ test('ownValue and setOwn: only own properties, __proto__ included', () => {
   for (const name of names) {
     assert.equal(ownValue({}, name), undefined, name);
     assert.equal(ownValue(own(name, 1), name), 1, name);
+    assert.deepEqual(ownValue(own(name, { x: 1 }), name), { x: 1 }, name);
+    assert.equal(ownValue(Object.create(null) as Record<string, unknown>, name), undefined, name);
+    const f = (): number => 1;
+    assert.equal(ownValue({ [name]: f }, name), f, name);
     const o: Record<string, unknown> = {};
     setOwn(o, name, { x: 1 });
     assert.ok(Object.hasOwn(o, name), name);

@@ -13,6 +13,11 @@ export function isObject(v: unknown): v is JsonObject {
 
 type Container = JsonObject | unknown[];
 
+/** A field value setIfMissing would set: absent, null (Go's nil), or `zero` when given. */
+export function isMissing(current: unknown, zero?: unknown): boolean {
+  return current === undefined || current === null || (zero !== undefined && current === zero);
+}
+
 /**
  * A map or list at one place of the object being defaulted. Children are reached only through `object`/`objects`,
  * which return the same draft for the same place, so two writes below one place build on one copy.
@@ -53,15 +58,18 @@ export class Draft {
     return isObject(v) ? this.#child(key, v) : undefined;
   }
 
-  /** The maps among the elements of the list at `key` (none when it is not a list), in order. */
-  objects(key: string): Draft[] {
+  /**
+   * The maps among the elements of the list at `key` (none when it is not a list), in order. `wanted`: only those it
+   * holds for, read as they are now (a defaulter passes the test of what it would write: the others cost no draft).
+   */
+  objects(key: string, wanted?: (o: JsonObject) => boolean): Draft[] {
     const list = this.get(key);
     if (!Array.isArray(list)) return [];
-    const draft = this.#child(key, list);
+    let draft: Draft | undefined;
     const out: Draft[] = [];
     for (let i = 0; i < list.length; i++) {
       const item: unknown = list[i];
-      if (isObject(item)) out.push(draft.#child(i, item));
+      if (isObject(item) && (wanted === undefined || wanted(item))) out.push((draft ??= this.#child(key, list)).#child(i, item));
     }
     return out;
   }
@@ -81,10 +89,9 @@ export class Draft {
     delete (this.#value as JsonObject)[key];
   }
 
-  /** Sets `key` when it is absent or null (Go's nil), or one of `zeros` (Go's zero value the defaulter tests). */
-  setIfMissing(key: string, v: unknown, ...zeros: readonly unknown[]): void {
-    const current = this.get(key);
-    if (current === undefined || current === null || zeros.includes(current)) this.write(key, v);
+  /** Sets `key` when it is absent or null (Go's nil), or `zero` (Go's zero value, where the defaulter tests it). */
+  setIfMissing(key: string, v: unknown, zero?: unknown): void {
+    if (isMissing(this.get(key), zero)) this.write(key, v);
   }
 
   /** The field `key` as a draft, created (empty) when it holds no map: a Go struct field is never nil. */

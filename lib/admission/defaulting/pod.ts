@@ -6,8 +6,8 @@
 // FileKeySelector.optional, RBD/ISCSI/AzureDisk/ScaleIO volume fields: volume-sources.ts). A default applies only
 // where the field is absent (Go's nil, "" or 0 as the function tests it).
 import { parseImageTag } from './image.js';
-import { defaultParts, isObject } from './object.js';
-import type { Draft } from './object.js';
+import { defaultParts, isMissing, isObject } from './object.js';
+import type { Draft, JsonObject } from './object.js';
 import { sharedVolumeSources } from './volume-sources.js';
 
 /** v1.TerminationMessagePathDefault, v1.DefaultTerminationGracePeriodSeconds, v1.DefaultSchedulerName, … */
@@ -46,13 +46,17 @@ function pullPolicy(image: unknown): string {
   return parseImageTag(typeof image === 'string' ? image : '') === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
+const portWithoutProtocol = (p: JsonObject): boolean => isMissing(p['protocol'], '');
+/** only an env var's valueFrom has defaults */
+const envFrom = (e: JsonObject): boolean => isObject(e['valueFrom']);
+
 /** SetDefaults_Container, then its nested fields in order (ports, env, probes, lifecycle) */
 function container(c: Draft): void {
   if (c.get('imagePullPolicy') === undefined || c.get('imagePullPolicy') === '') c.write('imagePullPolicy', pullPolicy(c.get('image')));
   c.setIfMissing('terminationMessagePath', terminationMessagePathDefault, '');
   c.setIfMissing('terminationMessagePolicy', 'File', '');
-  for (const p of c.objects('ports')) p.setIfMissing('protocol', 'TCP', '');
-  for (const e of c.objects('env')) {
+  for (const p of c.objects('ports', portWithoutProtocol)) p.setIfMissing('protocol', 'TCP', '');
+  for (const e of c.objects('env', envFrom)) {
     const from = e.object('valueFrom');
     if (from === undefined) continue;
     fieldSelector(from.object('fieldRef'));

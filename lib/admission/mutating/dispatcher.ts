@@ -125,7 +125,7 @@ function matchInvocations(hooks: readonly PolicyHook[], request: AdmissionReques
       const bindingName = binding.metadata?.name ?? '';
       const d = decision.bindings[i]!;
       if (d.matches === 'undecidable') errors.push({ policy, binding: bindingName, message: `failed to configure binding: ${d.error}`, reason: undefined });
-      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target));
+      else if (d.matches) invocations.push(invocationOf(policy, bindingName, target, invocations[invocations.length - 1]));
     });
   }
   return { invocations, errors };
@@ -157,7 +157,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     // ran on goes back into the request's object, and only if it changed (dispatcher.go dispatchInvocations): a pass
     // mixing kinds keeps the last kind's mutations, as upstream does.
     const activations = new PassActivations(request, object, state, ctx, authorizer);
-    for (const invocation of invocations) activations.versionedFor(invocation.target);
+    for (const invocation of invocations) activations.versionedFor(invocation);
     let last: Versioned | undefined;
     /**
      * `evaluate` as it is, or until its authorizer checks are answered. Only a policy that uses the authorizer waits:
@@ -166,7 +166,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
     const authorized = <T>(policy: CompiledMutatingPolicy, evaluate: () => T): T | Promise<T> => (policy.usesAuthorizer ? evaluateAuthorized(authorizer, evaluate) : evaluate());
     for (const invocation of invocations) {
       const { policy, binding } = invocation;
-      const v = activations.versionedFor(invocation.target);
+      const v = activations.versionedFor(invocation);
       if (policy.matchConditions.length > 0) {
         const pending = authorized(policy, () => {
           const scoped = activations.activationFor(invocation, v);
@@ -191,7 +191,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         const kind = objectKind(v.kind, v.object);
         const current = v.object;
         const kindKey = `${kind.apiVersion} ${kind.kind}`;
-        const decoded = { checked: state.checkedSubtrees, ...(v.decoded?.kind === kindKey ? { known: v.decoded.object } : {}) };
+        const decoded = { known: state.lastDecoded.get(kindKey) };
         const evaluated = authorized(policy, () => {
           const scoped = activations.activationFor(invocation, v);
           return applyMutation(mutation, scoped.activation, current, kind, scoped.options, decoded);
@@ -215,7 +215,7 @@ export async function dispatchMutatingPolicies(hooks: readonly PolicyHook[], req
         }
         checks.push({ policy: policy.name, binding, errorType: 'no_error', seconds });
         // a JSON Patch that changed the object had it decoded strictly (one that changed nothing did not)
-        if (mutation.patchType === 'JSONPatch' && outcome.object !== current) v.decoded = { object: outcome.object, kind: kindKey };
+        if (mutation.patchType === 'JSONPatch' && outcome.object !== current) state.lastDecoded.set(kindKey, outcome.object);
         // held as its Go type (typed-object.ts), then the scheme's defaulting, after every mutation
         // (dispatcher.go dispatchOne)
         v.object = defaultObject(withoutEmptyMaps(outcome.object, kind.apiVersion, kind.kind, state.prunedSubtrees), kind, state.defaultedParts);

@@ -5,7 +5,7 @@
 // values of each version met) is kept in the request's PolicyReinvocationState, so the second pass converts nothing
 // the first already did.
 import type { AdmissionRequest, GroupVersionKind } from '../../api/admission.js';
-import { CelActivation, toCelValue } from '../../cel/index.js';
+import { CelActivation, jsonToCelValueAfter, toCelValue } from '../../cel/index.js';
 import { celNamespaceObject, celRequest, PolicyVariables } from '../activation.js';
 import { authorizerBinding } from '../authorization.js';
 import type { RequestAuthorizer } from '../authorization.js';
@@ -22,6 +22,8 @@ export interface Invocation {
   readonly target: Matched;
   /** the target's `request` variable, as a key: "group/version/kind group/version/resource" */
   readonly requestKey: string;
+  /** the target's kind, as a key: "group/version/kind" */
+  readonly kindKey: string;
 }
 
 /** One kind's view of the object in a pass (upstream's VersionedAttributes). */
@@ -34,8 +36,6 @@ export interface Versioned {
   readonly fixed: CelActivation;
   /** a mutation was applied */
   dirty: boolean;
-  /** the last version that decoded strictly after a JSON Patch, and as what kind ("apiVersion kind") */
-  decoded?: { readonly object: unknown; readonly kind: string };
 }
 
 /** An invocation's activation, and the options its expressions are evaluated with. */
@@ -50,10 +50,15 @@ function kindKeyOf(kind: Readonly<GroupVersionKind>): string {
   return `${kind.group ?? ''}/${kind.version ?? ''}/${kind.kind ?? ''}`;
 }
 
-/** The invocation of `policy` through `binding` for a matched target. */
-export function invocationOf(policy: CompiledMutatingPolicy, binding: string, target: Matched): Invocation {
+/**
+ * The invocation of `policy` through `binding` for a matched target. `previous`: the pass's invocation before it,
+ * whose keys are taken when it has the same target (a pass's policies mostly match the one request target).
+ */
+export function invocationOf(policy: CompiledMutatingPolicy, binding: string, target: Matched, previous?: Invocation): Invocation {
+  if (previous?.target === target) return { policy, binding, target, requestKey: previous.requestKey, kindKey: previous.kindKey };
   const r = target.resource;
-  return { policy, binding, target, requestKey: `${kindKeyOf(target.kind)} ${r.group ?? ''}/${r.version ?? ''}/${r.resource ?? ''}` };
+  const kindKey = kindKeyOf(target.kind);
+  return { policy, binding, target, requestKey: `${kindKey} ${r.group ?? ''}/${r.version ?? ''}/${r.resource ?? ''}`, kindKey };
 }
 
 export class PassActivations {
@@ -74,9 +79,8 @@ export class PassActivations {
     this.#ownKind = request.kind ?? { group: '', version: '', kind: '' };
   }
 
-  /** The target kind's versioned attributes, converted from the object as the pass found it on first use. */
-  versionedFor(target: Matched): Versioned {
-    const key = kindKeyOf(target.kind);
+  /** The invoked kind's versioned attributes, converted from the object as the pass found it on first use. */
+  versionedFor({ target, kindKey: key }: Invocation): Versioned {
     let v = this.#versioned.get(key);
     if (v === undefined) {
       // oldObject, params and namespaceObject are the same in both passes: converted once per request and kind
@@ -104,7 +108,9 @@ export class PassActivations {
     if (withObject === undefined) state.objectActivations.set(v.kindKey, (withObject = new WeakMap()));
     let base = typeof current === 'object' && current !== null ? withObject.get(current) : undefined;
     if (base === undefined) {
-      base = v.fixed.withObject(current, state.celValues);
+      const cel = jsonToCelValueAfter(current ?? null, state.lastConverted.get(v.kindKey));
+      state.lastConverted.set(v.kindKey, { json: current ?? null, cel });
+      base = v.fixed.withCelObject(cel);
       if (typeof current === 'object' && current !== null) withObject.set(current, base);
     }
     let celRequest_ = state.celRequests.get(invocation.requestKey);

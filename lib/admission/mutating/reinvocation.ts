@@ -4,8 +4,7 @@
 // later plugin (the webhooks) is noticed.
 import { equalJson } from '../../json/index.js';
 import type { PrunedSubtrees } from './typed-object.js';
-import type { CheckedSubtrees } from '../../api/strict-check.js';
-import type { CelActivation } from '../../cel/index.js';
+import type { CelActivation, ConvertedVersion } from '../../cel/index.js';
 import { defaultedParts } from '../defaulting/index.js';
 import type { DefaultedParts } from '../defaulting/index.js';
 
@@ -21,8 +20,8 @@ export class PolicyReinvocationState {
   #hasOutput = false;
   #previouslyInvoked = new Set<InvocationKey>();
   #reinvoke = new Set<InvocationKey>();
-  /** the objects of this request converted to CEL values, by JSON subtree (successive versions share most) */
-  readonly celValues = new WeakMap<object, unknown>();
+  /** per kind invoked: the version of the object last converted to CEL values, with them (the next shares most) */
+  readonly lastConverted = new Map<string, ConvertedVersion>();
   /** per kind invoked ("group/version/kind"): each version of the object met, with its activation */
   readonly objectActivations = new Map<string, WeakMap<object, CelActivation>>();
   /** per kind invoked: oldObject, params and namespaceObject as CEL values (the same in both passes) */
@@ -33,8 +32,8 @@ export class PolicyReinvocationState {
   readonly prunedSubtrees: PrunedSubtrees = new WeakMap();
   /** the parts of this request's objects proved to need no defaults (defaulting/object.ts) */
   readonly defaultedParts: DefaultedParts = defaultedParts();
-  /** the subtrees of this request's objects that decoded strictly (api/strict-check.ts) */
-  readonly checkedSubtrees: CheckedSubtrees = new WeakMap();
+  /** per object kind ("apiVersion kind"): the last version that decoded strictly after a JSON Patch */
+  readonly lastDecoded = new Map<string, unknown>();
 
   shouldReinvoke(key: InvocationKey): boolean {
     return this.#reinvoke.has(key);

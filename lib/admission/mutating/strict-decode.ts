@@ -10,7 +10,6 @@
 // Checked for every built-in kind kube-apiserver 1.36 serves (decode-types.generated.ts, from
 // scripts/gen-decode-types.mjs); custom resources accept any field (upstream decodes them as unstructured).
 import { StrictCheck } from '../../api/strict-check.js';
-import type { CheckedSubtrees } from '../../api/strict-check.js';
 import { interpretError, StrictWalker } from '../../api/strict-walker.js';
 import type { ScalarChecks } from '../../api/strict-walker.js';
 import { parseQuantity } from '../../cel/runtime/k8s/quantity.js';
@@ -54,13 +53,11 @@ let check: StrictCheck | undefined;
 export interface Decoded {
   /** an object of the same kind that decoded (an earlier version of this one) */
   readonly known?: unknown;
-  /** the subtrees of this request's objects that decoded cleanly, of every kind */
-  readonly checked?: CheckedSubtrees;
 }
 
 /**
  * The decoding error for `object` (of the versioned kind `apiVersion`/`kind`), or undefined when it decodes. The
- * parts `object` shares with what `decoded` names are not checked again.
+ * parts `object` shares with `decoded.known` at the same place are not checked again.
  */
 export function decodeError(apiVersion: string, kind: string, object: unknown, decoded: Decoded = {}): string | undefined {
   const interpret = interpretError(object);
@@ -71,8 +68,8 @@ export function decodeError(apiVersion: string, kind: string, object: unknown, d
   if (type === undefined) return undefined;
   // the common case, an object that decodes, without building the walker's paths and messages
   check ??= new StrictCheck(types, decodeScalars);
-  if (check.decodes(object, root!, decoded.checked)) return undefined;
   const known = decoded.known;
+  if (check.decodes(object, root!, known)) return undefined;
   const walk = (sortKeys: boolean, skip: unknown): StrictWalker => {
     const walker = new StrictWalker(types, { sortKeys, scalars: decodeScalars, check: true });
     walker.object((object ?? {}) as JsonObject, type, '', '', skip);

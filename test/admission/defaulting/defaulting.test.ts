@@ -62,6 +62,25 @@ describe('core/v1', () => {
     assert.equal(out.spec.containers[0]!['terminationMessagePath'], '/t');
   });
 
+  it('ports and env vars: each one needing a default gets it, the others stay the very same objects', () => {
+    const udp = { containerPort: 53, protocol: 'UDP' };
+    const plain = { name: 'A', value: 'b' };
+    const secret = { name: 'S', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } };
+    const ports = [udp, { containerPort: 80 }, { containerPort: 81, protocol: '' }, { containerPort: 82, protocol: null }];
+    const env = [plain, { name: 'F', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, secret, { name: 'K', valueFrom: { fileKeyRef: { path: 'p', key: 'k' } } }];
+    const out = d(pod({ containers: [{ name: 'a', image: 'x:1', ports, env }] })) as { spec: { containers: Array<{ ports: unknown[]; env: unknown[] }> } };
+    const c = out.spec.containers[0]!;
+    assert.deepEqual(c.ports, [udp, { containerPort: 80, protocol: 'TCP' }, { containerPort: 81, protocol: 'TCP' }, { containerPort: 82, protocol: 'TCP' }]);
+    assert.deepEqual(c.env, [plain, { name: 'F', valueFrom: { fieldRef: { fieldPath: 'metadata.name', apiVersion: 'v1' } } }, secret, { name: 'K', valueFrom: { fileKeyRef: { path: 'p', key: 'k', optional: false } } }]);
+    assert.equal(c.ports[0], udp);
+    assert.equal(c.env[0], plain);
+    assert.equal(c.env[2], secret);
+    // a container whose ports and env need nothing is the very same object
+    const done = d(pod({ containers: [{ name: 'b', image: 'x:1', imagePullPolicy: 'IfNotPresent', ...containerDefaults, ports: [udp], env: [plain, secret] }] })) as { spec: { containers: unknown[] } };
+    const input = (done.spec.containers[0] as { ports: unknown[] });
+    assert.equal(input.ports[0], udp);
+  });
+
   it('volumes: an empty source becomes emptyDir; modes 0644; projected token an hour; hostPath type ""', () => {
     const out = d(pod({ containers: [], volumes: [
       { name: 'e' },
