@@ -26,6 +26,11 @@ test('a batch of review tasks is fixed headers and the body bytes, in one buffer
     assert.deepEqual(back.map((t) => ({ ...t, body: Buffer.from(t.body) })), batch.map((t) => ({ ...t, body })));
   }
   assert.deepEqual(decodeReviewTasks(encodeReviewTasks([{ endpoint: '/validate', body: Buffer.alloc(0), deadline: 0, snapshotHash: '' }]))[0]!.body.length, 0);
+  // the decoder reuses the previous task's hash string while the bytes are the same: a reload's hash (of the same
+  // length, or not), and back, each read as written
+  const hashes = ['sha256:0123abcd', 'sha256:0123abce', 'sha256:0123abce', 'sha256:ü', '', 'sha256:0123abcd'];
+  const mixed = hashes.map((snapshotHash) => ({ endpoint: '/validate', body, deadline: 0, snapshotHash }));
+  assert.deepEqual(decodeReviewTasks(encodeReviewTasks(mixed)).map((t) => t.snapshotHash), hashes);
   assert.throws(() => encodeReviewTasks([{ endpoint: '/other', body, deadline: 0, snapshotHash: '' }]), /no review task for endpoint "\/other"/);
   const truncated = encodeReviewTasks([{ endpoint: '/validate', body, deadline: 0, snapshotHash: 'h' }]).subarray(0, 20);
   assert.throws(() => decodeReviewTasks(truncated), /does not match its length/);
@@ -62,10 +67,10 @@ function fakePiscina(threads = 1) {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function lane(piscina: Piscina, depth: number, held = () => 0) {
+function lane(piscina: Piscina, depth: number, held = () => 0, minFollowing = 1) {
   const settled: number[] = [];
   const l = new Lane<number>(piscina, 32, {
-    name: 'review', transfer: false, regular: 1, depth, heldWorkers: held, missing: -1,
+    name: 'review', transfer: false, regular: 1, depth, heldWorkers: held, missing: -1, minFollowing,
     decode: (answer) => [...answer],
   });
   const submit = (id: number): void => l.submit(Uint8Array.of(id), (r) => { if (typeof r === 'number') settled.push(r); });
@@ -90,6 +95,54 @@ test('with `depth` batches in flight, the requests of later turns wait and go to
   runs[1]!.answer();
   await turn();
   assert.deepEqual(settled, [1, 2, 3]);
+});
+
+test('with a batch in flight on every worker, a further batch goes only with `minFollowing` requests', async () => {
+  const { piscina, runs } = fakePiscina();
+  let held = 0;
+  const { submit, settled } = lane(piscina, 2, () => held, 3);
+  const batches = (): number[][] => runs.map((r) => [...r.tasks.map((t) => t[0]!)]);
+  submit(1);
+  await turn();
+  assert.deepEqual(batches(), [[1]], 'nothing in flight: a lone request goes at once');
+  submit(2);
+  await turn();
+  assert.deepEqual(batches(), [[1]], 'one in flight: a lone request waits (without the minimum it would be a batch of its own)');
+  submit(3);
+  submit(4);
+  await turn();
+  assert.deepEqual(batches(), [[1], [2, 3, 4]], 'three waiting: they go while the first is in flight');
+  submit(5);
+  await turn();
+  assert.equal(runs.length, 2, 'depth reached: 5 waits');
+  runs[0]!.answer();
+  await turn();
+  assert.deepEqual(batches(), [[1], [2, 3, 4]], 'one in flight again, one waiting: it still waits');
+  held = 1;
+  submit(6);
+  await turn();
+  assert.deepEqual(batches(), [[1], [2, 3, 4], [5, 6]], 'a worker held by a long evaluation: the rest go whatever their number');
+  held = 0;
+  runs[1]!.answer();
+  runs[2]!.answer();
+  await turn();
+  assert.deepEqual(settled, [1, 2, 3, 4, 5, 6]);
+});
+
+test('a lone request waiting for the minimum goes when the batch in flight is answered', async () => {
+  const { piscina, runs } = fakePiscina();
+  const { submit, settled } = lane(piscina, 2, () => 0, 4);
+  submit(1);
+  await turn();
+  submit(2);
+  await turn();
+  assert.equal(runs.length, 1);
+  runs[0]!.answer();
+  await turn();
+  assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0]!)]), [[1], [2]], 'nothing in flight any more: it goes alone');
+  runs[1]!.answer();
+  await turn();
+  assert.deepEqual(settled, [1, 2]);
 });
 
 test('a worker held by a long evaluation gives the lane room for `depth` more batches', async () => {
