@@ -8,11 +8,6 @@
 // after both, so the requests that arrive meanwhile wait here and go together when an answer comes back. Under load
 // that makes batches larger and thread hand-offs (a postMessage each way, waking a thread) fewer per request; with
 // one batch in flight or none, as at low rates, nothing waits.
-//
-// A batch beyond the first per regular worker carries at least `minFollowing` requests: fewer wait for an answer.
-// Under a closed loop a quarter of the batches carried one request (the first request of a turn, sent while the
-// worker was busy with the previous batch), each paying a whole hand-off (a postMessage each way, Piscina's task on
-// both threads) for what the worker would have read in the next batch anyway, a moment later.
 import type { Piscina } from 'piscina';
 
 type Settle<R> = (outcome: R | { readonly failed: unknown }) => void;
@@ -48,11 +43,6 @@ export interface LaneOptions<R, T = Uint8Array> {
   readonly missing: R;
   /** batches in flight per regular worker before further requests wait for an answer (default 2) */
   readonly depth?: number;
-  /**
-   * requests a batch needs to go while every regular worker already has one in flight (default 1: any); fewer wait
-   * for an answer, or for a worker held by a long evaluation (which gets its `depth` whatever the size)
-   */
-  readonly minFollowing?: number;
   /** workers held by one long evaluation now (held.ts): each gets `depth` more batches in flight */
   readonly heldWorkers?: () => number;
   /** told the largest request's size (bytes) of each batch just before it is handed to Piscina, and 0 after */
@@ -90,7 +80,7 @@ export class Lane<R, T = Uint8Array> {
 
   flush(): void {
     this.#scheduled = false;
-    if (this.#queue.length === 0 || !this.#room(this.#queue.length)) return;
+    if (this.#queue.length === 0 || !this.#room()) return;
     // as many batches as regular workers (Piscina's balancer gives each to the least busy), each at most maxBatch
     const threads = this.#threads();
     const queue = this.#queue;
@@ -101,7 +91,7 @@ export class Lane<R, T = Uint8Array> {
     if (queue.length > 1) queue.sort((x, y) => x.bytes - y.bytes);
     const perBatch = Math.min(this.maxBatch, Math.ceil(queue.length / threads));
     let start = 0;
-    while (start < queue.length && (start === 0 || this.#room(queue.length - start))) {
+    while (start < queue.length && (start === 0 || this.#room())) {
       const limit = 2 * queue[start]!.bytes;
       let end = start + 1;
       while (end < queue.length && end - start < perBatch && queue[end]!.bytes <= limit) end++;
@@ -112,17 +102,11 @@ export class Lane<R, T = Uint8Array> {
     if (start < queue.length) this.#queue = start === 0 ? queue : queue.slice(start).concat(this.#queue);
   }
 
-  /**
-   * Whether another batch may go now with `waiting` requests to pick from (see the file's comment); the held workers
-   * are counted only when the regular ones are full.
-   */
-  #room(waiting: number): boolean {
+  /** Whether another batch may go now (see the file's comment); the held workers are counted only when it is full. */
+  #room(): boolean {
     const depth = this.options.depth ?? 2;
-    const threads = this.#threads();
-    const limit = depth * threads;
-    if (this.#inFlight < threads || (this.#inFlight < limit && waiting >= (this.options.minFollowing ?? 1))) return true;
-    const held = this.options.heldWorkers?.() ?? 0;
-    return held > 0 && this.#inFlight < limit + depth * held;
+    const limit = depth * this.#threads();
+    return this.#inFlight < limit || this.#inFlight < limit + depth * (this.options.heldWorkers?.() ?? 0);
   }
 
   /** A batch was answered (or failed): what waited for room goes now. */

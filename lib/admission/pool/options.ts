@@ -26,7 +26,6 @@ export const minWorkerMaxOldSpaceMb = 32;
 export const defaultReserveThreads = 1;
 export const defaultMaxBatch = 32;
 export const defaultBatchesInFlight = 2;
-export const defaultMinFollowingBatch = 4;
 
 export interface PolicyPoolOptions {
   /** worker threads (--workers), at least 1 */
@@ -50,11 +49,6 @@ export interface PolicyPoolOptions {
    * main thread for an answer to come back, to go in one larger batch (batches.ts). Default 2.
    */
   readonly batchesInFlight?: number;
-  /**
-   * Requests a batch needs to go while every regular worker has one in flight already; fewer wait for an answer
-   * (batches.ts). Default 4.
-   */
-  readonly minFollowingBatch?: number;
   /** the pool's metrics, and the policy check metrics the workers observe, are registered here */
   readonly registry?: Registry;
   readonly logger?: Logger;

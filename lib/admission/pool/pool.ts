@@ -51,12 +51,11 @@ import type { ReviewTask, WorkerAnswer } from './review-codec.js';
 import { WorkerUtilization } from './utilization.js';
 import { overruns } from './watchdog.js';
 import { WorkerMetrics } from './worker-metrics.js';
-import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultMinFollowingBatch, defaultReserveThreads, defaultWorkerMaxOldSpaceMb } from './options.js';
+import { defaultBatchesInFlight, defaultConcurrentTasksPerWorker, defaultMaxBatch, defaultReserveThreads, defaultWorkerMaxOldSpaceMb } from './options.js';
 import type { EvaluationContext, PolicyPoolOptions, PoolEvaluation, PoolReview } from './options.js';
 
 export {
   defaultBatchesInFlight,
-  defaultMinFollowingBatch,
   defaultConcurrentTasksPerWorker,
   defaultMaxBatch,
   defaultPoolThreads,
@@ -100,7 +99,6 @@ export class PolicyPool {
     this.#log = options.logger;
     const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? defaultMaxBatch));
     const depth = Math.max(1, Math.floor(options.batchesInFlight ?? defaultBatchesInFlight));
-    const minFollowing = Math.max(1, Math.floor(options.minFollowingBatch ?? defaultMinFollowingBatch));
     const heldWorkers = (): number => this.heldWorkers();
     const placing = (bytes: number): void => { this.#held.placing = bytes; };
     const workers = (): number => this.#threadIds().length;
@@ -143,7 +141,7 @@ export class PolicyPool {
       name: undefined, transfer: false, regular, threads: workers, decode: decodeBatchResults, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers,
     });
     this.#reviews = new Lane<WorkerAnswer, ReviewTask>(this.#piscina, maxBatch, {
-      name: 'review', transfer: true, regular, threads: workers, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, minFollowing, heldWorkers, placing,
+      name: 'review', transfer: true, regular, threads: workers, decode: decodeReviewAnswers, missing: { error: 'the worker answered fewer requests than it was given' }, depth, heldWorkers, placing,
       // a batch's tasks written into one buffer as it goes, transferred: one allocation and one transfer per batch
       pack: (tasks) => {
         const buffer = encodeReviewTasks(tasks);

@@ -67,10 +67,10 @@ function fakePiscina(threads = 1) {
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function lane(piscina: Piscina, depth: number, held = () => 0, minFollowing = 1) {
+function lane(piscina: Piscina, depth: number, held = () => 0) {
   const settled: number[] = [];
   const l = new Lane<number>(piscina, 32, {
-    name: 'review', transfer: false, regular: 1, depth, heldWorkers: held, missing: -1, minFollowing,
+    name: 'review', transfer: false, regular: 1, depth, heldWorkers: held, missing: -1,
     decode: (answer) => [...answer],
   });
   const submit = (id: number): void => l.submit(Uint8Array.of(id), (r) => { if (typeof r === 'number') settled.push(r); });
@@ -95,54 +95,6 @@ test('with `depth` batches in flight, the requests of later turns wait and go to
   runs[1]!.answer();
   await turn();
   assert.deepEqual(settled, [1, 2, 3]);
-});
-
-test('with a batch in flight on every worker, a further batch goes only with `minFollowing` requests', async () => {
-  const { piscina, runs } = fakePiscina();
-  let held = 0;
-  const { submit, settled } = lane(piscina, 2, () => held, 3);
-  const batches = (): number[][] => runs.map((r) => [...r.tasks.map((t) => t[0]!)]);
-  submit(1);
-  await turn();
-  assert.deepEqual(batches(), [[1]], 'nothing in flight: a lone request goes at once');
-  submit(2);
-  await turn();
-  assert.deepEqual(batches(), [[1]], 'one in flight: a lone request waits (without the minimum it would be a batch of its own)');
-  submit(3);
-  submit(4);
-  await turn();
-  assert.deepEqual(batches(), [[1], [2, 3, 4]], 'three waiting: they go while the first is in flight');
-  submit(5);
-  await turn();
-  assert.equal(runs.length, 2, 'depth reached: 5 waits');
-  runs[0]!.answer();
-  await turn();
-  assert.deepEqual(batches(), [[1], [2, 3, 4]], 'one in flight again, one waiting: it still waits');
-  held = 1;
-  submit(6);
-  await turn();
-  assert.deepEqual(batches(), [[1], [2, 3, 4], [5, 6]], 'a worker held by a long evaluation: the rest go whatever their number');
-  held = 0;
-  runs[1]!.answer();
-  runs[2]!.answer();
-  await turn();
-  assert.deepEqual(settled, [1, 2, 3, 4, 5, 6]);
-});
-
-test('a lone request waiting for the minimum goes when the batch in flight is answered', async () => {
-  const { piscina, runs } = fakePiscina();
-  const { submit, settled } = lane(piscina, 2, () => 0, 4);
-  submit(1);
-  await turn();
-  submit(2);
-  await turn();
-  assert.equal(runs.length, 1);
-  runs[0]!.answer();
-  await turn();
-  assert.deepEqual(runs.map((r) => [...r.tasks.map((t) => t[0]!)]), [[1], [2]], 'nothing in flight any more: it goes alone');
-  runs[1]!.answer();
-  await turn();
-  assert.deepEqual(settled, [1, 2]);
 });
 
 test('a worker held by a long evaluation gives the lane room for `depth` more batches', async () => {
