@@ -201,12 +201,16 @@ const thread: ThreadContext = {
   onlyBeforeDeadline: true,
 };
 
+const decodedTask = (task: ReviewTask): ReviewTask => task;
+const reviewPlugin = (task: ReviewTask): PluginName => (task.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy');
+
 async function reviewOne(decoded: ReviewTask): Promise<WorkerAnswer> {
-  const prepared = await prepare('review', decoded, (t) => t, (t) => (t.endpoint === '/mutate' ? 'MutatingAdmissionPolicy' : 'ValidatingAdmissionPolicy'));
+  const prepared = await prepare('review', decoded, decodedTask, reviewPlugin);
   if ('error' in prepared) return prepared;
   const { task, snapshot } = prepared;
   const mutate = task.endpoint === '/mutate';
-  const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+  // decodeReviewTasks' bodies are Buffers already (views into the batch)
+  const body = Buffer.isBuffer(task.body) ? task.body : Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const input = { body, deadline: task.deadline, timeoutMs: 0 };
   busy(task.deadline, body.byteLength);
   try {

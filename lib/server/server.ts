@@ -184,9 +184,19 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
   const reviewers = new Map<string, Reviewer>();
   for (const [path, route] of routes) reviewers.set(path, typeof route === 'function' ? parsedReviewer(route, options.onTimeout) : route.reviewer);
 
-  const handle = async (
+  /** A request that failed before its request path answered: a ReviewError is a rejection, anything else a 500. */
+  const failed = (req: IncomingMessage, res: ServerResponse, endpoint: string, err: unknown): void => {
+    if (err instanceof ReviewError) return reject(req, res, endpoint, err);
+    log.error(err, 'Admission request failed', { endpoint });
+    send(res, 500, encodeStatus(500, 'InternalError', (err as Error).message));
+  };
+
+  // Callbacks, not an async function: a request's path is a few continuations (the body read, the answer), and each
+  // await would cost a promise and a suspended frame per request (docs/adr/0003, fourth pass: the hand-off).
+  /** The request's checks, then its body; throws a ReviewError for a request refused before its body is read. */
+  const handle = (
     req: IncomingMessage, res: ServerResponse, path: string, query: string, reviewer: Reviewer | undefined, cancellation: RequestCancellation, receivedAt: number,
-  ): Promise<void> => {
+  ): void => {
     const endpoint = path;
     if (reviewer === undefined) throw new ReviewError(404, 'NotFound', `no admission endpoint at ${JSON.stringify(path)}: expected one of ${[...routes.keys()].join(', ')}`);
     if (req.method !== 'POST') throw new ReviewError(405, 'MethodNotAllowed', `method ${req.method ?? ''} is not allowed on ${endpoint}: use POST`);
@@ -195,9 +205,20 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
     const timeoutMs = requestTimeoutMs(timeoutParameter(query), limits);
-    const body = await readBody(req, gzip, limits.maxBodyBytes, declared === undefined ? undefined : Number(declared));
+    readBody(req, gzip, limits.maxBodyBytes, declared === undefined ? undefined : Number(declared), (err, body) => {
+      if (err !== undefined) return failed(req, res, endpoint, err);
+      try {
+        respond(req, res, endpoint, reviewer, body!, receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10), timeoutMs, cancellation);
+      } catch (e) {
+        failed(req, res, endpoint, e);
+      }
+    });
+  };
 
-    const deadline = receivedAt + timeoutMs - Math.min(limits.timeoutMarginMs, timeoutMs / 10);
+  /** The body to the route's request path, and its answer written: at once, when it comes, or at the deadline. */
+  const respond = (
+    req: IncomingMessage, res: ServerResponse, endpoint: string, reviewer: Reviewer, body: Buffer, deadline: number, timeoutMs: number, cancellation: RequestCancellation,
+  ): void => {
     const delivery = cancellation.delivery(endpoint, body, deadline, timeoutMs);
     const review = reviewer(delivery);
     if (!(review.answer instanceof Promise)) {
@@ -225,24 +246,26 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       write(req, res, delivery, answer);
       cancellation.abort(new Error('deadline exceeded'));
     });
-    try {
-      const answer = await review.answer;
-      if (!settled) {
-        settled = true;
-        write(req, res, delivery, answer);
-      }
-    } catch (err) {
-      if (!settled) {
-        settled = true;
-        log.error(err, 'Admission handler failed', { endpoint });
-        const message = err instanceof Error ? err.message : String(err);
-        send(res, 500, encodeStatus(500, 'InternalError', `admission handler failed: ${message}`));
-      } else {
-        v2.info('Admission handler failed after the request was answered', { endpoint, err: err instanceof Error ? err.message : String(err) });
-      }
-    } finally {
+    const failedAfterAnswer = (err: unknown): void => {
+      v2.info('Admission handler failed after the request was answered', { endpoint, err: err instanceof Error ? err.message : String(err) });
+    };
+    review.answer.then((answer) => {
       timer.cancel();
-    }
+      if (settled) return;
+      settled = true;
+      try {
+        write(req, res, delivery, answer);
+      } catch (err) {
+        failedAfterAnswer(err);
+      }
+    }, (err: unknown) => {
+      timer.cancel();
+      if (settled) return failedAfterAnswer(err);
+      settled = true;
+      log.error(err, 'Admission handler failed', { endpoint });
+      const message = err instanceof Error ? err.message : String(err);
+      send(res, 500, encodeStatus(500, 'InternalError', `admission handler failed: ${message}`));
+    });
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -263,11 +286,11 @@ export async function startAdmissionServer(options: AdmissionServerOptions): Pro
       // code "0": the connection closed before an answer was written
       metrics.answered(endpoint, res.headersSent ? String(res.statusCode) : '0', (performance.now() - start) / 1e3);
     });
-    handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), reviewer, cancellation, receivedAt).catch((err: unknown) => {
-      if (err instanceof ReviewError) return reject(req, res, endpoint, err);
-      log.error(err, 'Admission request failed', { endpoint });
-      send(res, 500, encodeStatus(500, 'InternalError', (err as Error).message));
-    });
+    try {
+      handle(req, res, path, q === -1 ? '' : rawURL.slice(q + 1), reviewer, cancellation, receivedAt);
+    } catch (err) {
+      failed(req, res, endpoint, err);
+    }
   });
 
   // Failed TLS handshakes (no or an untrusted client certificate, TLS < 1.2, handshake timeout), malformed HTTP,

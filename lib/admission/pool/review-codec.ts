@@ -84,6 +84,17 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The last snapshot hash decoded: every task of a batch, and every batch until a reload, names the same one. */
+let lastDecoded = '';
+let lastDecodedBytes: Buffer = Buffer.alloc(0);
+
+function decodeHash(b: Buffer, start: number, end: number): string {
+  if (end - start === lastDecodedBytes.length && lastDecodedBytes.compare(b, start, end) === 0) return lastDecoded;
+  lastDecoded = b.toString('utf8', start, end);
+  lastDecodedBytes = Buffer.from(lastDecoded, 'utf8');
+  return lastDecoded;
+}
+
 /** The tasks of a batch; each body is a view into `buf`. */
 export function decodeReviewTasks(buf: Uint8Array): ReviewTask[] {
   const b = asBuffer(buf);
@@ -96,7 +107,7 @@ export function decodeReviewTasks(buf: Uint8Array): ReviewTask[] {
     const bodyLength = b.readUInt32LE(at + 4);
     const bodyAt = at + taskHeaderBytes + hashLength;
     if (endpoint === undefined || bodyAt + bodyLength > b.length) throw new Error('review task header does not match its length');
-    tasks.push({ endpoint, deadline: b.readDoubleLE(at + 8), snapshotHash: b.toString('utf8', at + taskHeaderBytes, bodyAt), body: b.subarray(bodyAt, bodyAt + bodyLength) });
+    tasks.push({ endpoint, deadline: b.readDoubleLE(at + 8), snapshotHash: decodeHash(b, at + taskHeaderBytes, bodyAt), body: b.subarray(bodyAt, bodyAt + bodyLength) });
     at = bodyAt + bodyLength;
   }
   return tasks;
@@ -104,24 +115,32 @@ export function decodeReviewTasks(buf: Uint8Array): ReviewTask[] {
 
 /** One buffer answering a batch, in its tasks' order. */
 export function encodeReviewAnswers(answers: readonly WorkerAnswer[]): Uint8Array {
-  const parts = answers.map((a) => ('error' in a
-    ? { status: 0, bytes: Buffer.from(a.error, 'utf8'), reason: '', message: '' }
-    : { status: a.status, bytes: a.body, reason: a.reason, message: a.message }));
   let size = 0;
-  for (const p of parts) size += answerHeaderBytes + p.bytes.byteLength + Buffer.byteLength(p.reason) + Buffer.byteLength(p.message);
+  for (const a of answers) {
+    size += answerHeaderBytes + ('error' in a ? Buffer.byteLength(a.error) : a.body.byteLength + Buffer.byteLength(a.reason) + Buffer.byteLength(a.message));
+  }
   const buf = Buffer.allocUnsafeSlow(size);
   let at = 0;
-  for (const p of parts) {
-    buf.writeUInt32LE(p.status, at);
-    buf.writeUInt32LE(p.bytes.byteLength, at + 4);
-    buf.set(p.bytes, at + answerHeaderBytes);
-    let end = at + answerHeaderBytes + p.bytes.byteLength;
-    const reasonLength = p.reason === '' ? 0 : buf.write(p.reason, end, 'utf8');
-    end += reasonLength;
-    const messageLength = p.message === '' ? 0 : buf.write(p.message, end, 'utf8');
+  for (const a of answers) {
+    let end = at + answerHeaderBytes;
+    let reasonLength = 0;
+    let messageLength = 0;
+    if ('error' in a) {
+      buf.writeUInt32LE(0, at);
+      end += buf.write(a.error, end, 'utf8');
+    } else {
+      buf.writeUInt32LE(a.status, at);
+      buf.set(a.body, end);
+      end += a.body.byteLength;
+      reasonLength = a.reason === '' ? 0 : buf.write(a.reason, end, 'utf8');
+      end += reasonLength;
+      messageLength = a.message === '' ? 0 : buf.write(a.message, end, 'utf8');
+      end += messageLength;
+    }
+    buf.writeUInt32LE(end - at - answerHeaderBytes - reasonLength - messageLength, at + 4);
     buf.writeUInt32LE(reasonLength, at + 8);
     buf.writeUInt32LE(messageLength, at + 12);
-    at = end + messageLength;
+    at = end;
   }
   return buf;
 }

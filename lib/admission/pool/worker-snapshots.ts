@@ -97,9 +97,18 @@ export class WorkerSnapshots {
     }));
   }
 
+  /** the key get() built last: a request names the snapshot the one before it named, so the string is reused */
+  #lastKey = { plugin: '', hash: '', key: '' };
+
+  #keyOf(plugin: PluginName, hash: string): string {
+    const last = this.#lastKey;
+    if (last.plugin !== plugin || last.hash !== hash) this.#lastKey = { plugin, hash, key: snapshotKey(plugin, hash) };
+    return this.#lastKey.key;
+  }
+
   /** The compiled snapshot, waited for (asking the main thread) until `deadline` at most. */
   async get(plugin: PluginName, hash: string, deadline: number): Promise<WorkerSnapshot> {
-    const key = snapshotKey(plugin, hash);
+    const key = this.#keyOf(plugin, hash);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       this.#post({ type: 'need', plugin, hash, threadId });

@@ -26,6 +26,11 @@ test('a batch of review tasks is fixed headers and the body bytes, in one buffer
     assert.deepEqual(back.map((t) => ({ ...t, body: Buffer.from(t.body) })), batch.map((t) => ({ ...t, body })));
   }
   assert.deepEqual(decodeReviewTasks(encodeReviewTasks([{ endpoint: '/validate', body: Buffer.alloc(0), deadline: 0, snapshotHash: '' }]))[0]!.body.length, 0);
+  // the decoder reuses the previous task's hash string while the bytes are the same: a reload's hash (of the same
+  // length, or not), and back, each read as written
+  const hashes = ['sha256:0123abcd', 'sha256:0123abce', 'sha256:0123abce', 'sha256:ü', '', 'sha256:0123abcd'];
+  const mixed = hashes.map((snapshotHash) => ({ endpoint: '/validate', body, deadline: 0, snapshotHash }));
+  assert.deepEqual(decodeReviewTasks(encodeReviewTasks(mixed)).map((t) => t.snapshotHash), hashes);
   assert.throws(() => encodeReviewTasks([{ endpoint: '/other', body, deadline: 0, snapshotHash: '' }]), /no review task for endpoint "\/other"/);
   const truncated = encodeReviewTasks([{ endpoint: '/validate', body, deadline: 0, snapshotHash: 'h' }]).subarray(0, 20);
   assert.throws(() => decodeReviewTasks(truncated), /does not match its length/);
