@@ -222,7 +222,7 @@ function printBars({ perRound, cpu, open, low }: Results): void {
   if (cpu.has('c')) {
     const whole = perReq(b, 'total');
     const inline = perReq('c', 'total');
-    console.log(`  ${b} whole-process CPU/req <= c's            ${`${whole.toFixed(0)} vs ${inline.toFixed(0)}`.padStart(11)} µs    ${pass(whole <= inline)}`);
+    console.log(`  ${b} whole-process CPU/req <= c's          ${`${whole.toFixed(1)} vs ${inline.toFixed(1)}`.padStart(13)} µs    ${pass(whole <= inline)}`);
   }
   if (cpu.has('m')) {
     const m = perReq('m', 'total');
