@@ -29,6 +29,9 @@ export const items: ReadonlyArray<readonly [string, Matcher]> = [
   ['JSON copy/diff', url('/lib/json/')],
   ['conversion', url('/admission/conversion/')],
   ['CEL', url('/lib/cel/', 'cel-js')],
+  ['pruning', url('/mutating/typed-object')],
+  // what is left under the mutating plugin: its dispatcher's loops, the activations, the reinvocation state
+  ['mutating dispatch', url('/admission/mutating/', '/admission/mutate')],
   ['answer encoding', fn('encodeAdmissionReviewResponse', 'encodeStatus', 'encodeAnswer')],
   ['TLS', url('node:_tls', 'node:tls'), ],
   ['HTTP', url('node:_http', 'node:http')],
