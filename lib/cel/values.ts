@@ -24,56 +24,35 @@ const RECURSION_DEPTH = 200;
  * JSON to CEL values. Recursive while shallow, which is every object the apiserver sends in practice and several
  * times faster than the general copy (no task list, no callbacks); a subtree deeper than RECURSION_DEPTH is handed
  * to copyJson, whose explicit stack copes with objects nested 10,000 levels (as kube-apiserver accepts). Same copy:
- * key order kept, class instances and scalars shared, the memo read and written for every object and array.
+ * key order kept, class instances and scalars shared.
  */
-function convert(value: unknown, memo: WeakMap<object, unknown> | undefined, depth: number): unknown {
+function convert(value: unknown, depth: number): unknown {
   if (typeof value === 'number') return celNumber(value);
   if (typeof value !== 'object' || value === null) return value;
-  if (memo !== undefined) {
-    const seen = memo.get(value);
-    if (seen !== undefined) return seen;
-  }
-  if (depth >= RECURSION_DEPTH) return copyJson(value, memo === undefined ? { number: celNumber } : { number: celNumber, memo });
-  let copy: unknown[] | Record<string, unknown>;
-  // a container of scalars only is not remembered: copying it again, should a later version's parent be new, costs
-  // less than a memo entry for every one of them
-  let leaf = true;
+  if (depth >= RECURSION_DEPTH) return copyJson(value, { number: celNumber });
   if (Array.isArray(value)) {
     const items = value as unknown[];
     const out = new Array<unknown>(items.length);
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (typeof item === 'object' && item !== null) leaf = false;
-      out[i] = convert(item, memo, depth + 1);
-    }
-    copy = out;
-  } else if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
-    for (const key in value) {
-      const field = value[key];
-      if (typeof field === 'object' && field !== null) leaf = false;
-      setOwn(out, key, convert(field, memo, depth + 1));
-    }
-    copy = out;
-  } else {
-    return value;
+    for (let i = 0; i < items.length; i++) out[i] = convert(items[i], depth + 1);
+    return out;
   }
-  if (!leaf) memo?.set(value, copy);
-  return copy;
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  // for…in: a JSON object's own keys in Object.keys order (its prototype has no enumerable keys)
+  for (const key in value) setOwn(out, key, convert(value[key], depth + 1));
+  return out;
 }
 
 /**
  * A copy of a JSON value (as JSON.parse returns it) in the representation the CEL engine expects: integral
  * numbers become BigInt (CEL int). Objects and arrays are copied; the input is not modified. Passing a value
- * this function returned returns it as is. With `memo`, every JSON object and array converted is remembered, and met
- * again (the same object, by identity) it is not converted twice: for a caller whose JSON values share subtrees
- * and are never changed in place (successive versions of an object being mutated). Limitation: JSON `1.0` arrives as the JS number 1 and becomes an int,
+ * this function returned returns it as is (jsonToCelValueAfter converts successive versions of an object, sharing
+ * what they share). Limitation: JSON `1.0` arrives as the JS number 1 and becomes an int,
  * where Kubernetes would keep a double; integers beyond 2^53 have already lost precision in JSON.parse.
  */
-export function toCelValue(value: unknown, memo?: WeakMap<object, unknown>): unknown {
+export function toCelValue(value: unknown): unknown {
   if (typeof value === 'object' && value !== null && converted.has(value)) return value;
-  const result = convert(value, memo, 0);
+  const result = convert(value, 0);
   if (typeof result === 'object' && result !== null) converted.add(result);
   return result;
 }
@@ -86,7 +65,7 @@ export interface ConvertedVersion {
 
 /**
  * convert, taking from `previous` (an earlier version of the same value and its conversion) every subtree the two
- * share at the same place: a walk of the new version alongside the old one, in place of a memo entry per container.
+ * share at the same place: a walk of the new version alongside the old one.
  * Successive versions of an object being mutated share every part no mutation touched, at the place it was; a part
  * that moved (a list element shifted by an insert) is converted again, to the same values.
  */
@@ -94,19 +73,19 @@ function convertAfter(value: unknown, previous: unknown, previousCel: unknown, d
   if (value === previous && typeof value === 'object' && value !== null) return previousCel;
   if (typeof value === 'number') return celNumber(value);
   if (typeof value !== 'object' || value === null) return value;
-  if (depth >= RECURSION_DEPTH || typeof previous !== 'object' || previous === null) return convert(value, undefined, depth);
+  if (depth >= RECURSION_DEPTH || typeof previous !== 'object' || previous === null) return convert(value, depth);
   if (Array.isArray(value)) {
-    if (!Array.isArray(previous)) return convert(value, undefined, depth);
+    if (!Array.isArray(previous)) return convert(value, depth);
     const before = previousCel as unknown[];
     const items = value as unknown[];
     const out = new Array<unknown>(items.length);
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      out[i] = typeof item === 'object' && item !== null && i < previous.length ? convertAfter(item, previous[i], before[i], depth + 1) : convert(item, undefined, depth + 1);
+      out[i] = typeof item === 'object' && item !== null && i < previous.length ? convertAfter(item, previous[i], before[i], depth + 1) : convert(item, depth + 1);
     }
     return out;
   }
-  if (!isPlainObject(value) || Array.isArray(previous)) return convert(value, undefined, depth);
+  if (!isPlainObject(value) || Array.isArray(previous)) return convert(value, depth);
   const old = previous as Record<string, unknown>;
   const before = previousCel as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -125,7 +104,7 @@ function convertAfter(value: unknown, previous: unknown, previousCel: unknown, d
  * the same place. Neither `json` nor `previous` is modified; the result shares containers with `previous.cel`.
  */
 export function jsonToCelValueAfter(json: unknown, previous: ConvertedVersion | undefined): unknown {
-  return previous === undefined ? convert(json, undefined, 0) : convertAfter(json, previous.json, previous.cel, 0);
+  return previous === undefined ? convert(json, 0) : convertAfter(json, previous.json, previous.cel, 0);
 }
 
 /** convert, in place; iterative for the same reason. */

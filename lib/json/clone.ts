@@ -11,8 +11,6 @@ function isPlainObject(value: object): value is Record<string, unknown> {
 export interface CopyOptions {
   /** the copy of a number (numbers are kept by default) */
   readonly number?: (n: number) => unknown;
-  /** objects and arrays already copied, by identity: met again, their copy is reused (and new ones recorded) */
-  readonly memo?: WeakMap<object, unknown>;
   /** objects kept as they are (shared with the copy, not copied) */
   readonly keep?: (value: object) => boolean;
 }
@@ -22,21 +20,16 @@ export interface CopyOptions {
  * instances) and scalars kept, numbers passed through `options.number`.
  */
 export function copyJson(root: unknown, options: CopyOptions = {}): unknown {
-  const { number, memo, keep } = options;
+  const { number, keep } = options;
   const tasks: Array<readonly [source: unknown[] | Record<string, unknown>, copy: unknown[] | Record<string, unknown>]> = [];
   const copyOf = (value: unknown): unknown => {
     if (typeof value === 'number') return number === undefined ? value : number(value);
     if (typeof value !== 'object' || value === null) return value;
-    if (memo !== undefined) {
-      const seen = memo.get(value);
-      if (seen !== undefined) return seen;
-    }
     if (keep?.(value) === true) return value;
     let copy: unknown[] | Record<string, unknown>;
     if (Array.isArray(value)) copy = new Array<unknown>(value.length);
     else if (isPlainObject(value)) copy = {};
     else return value;
-    memo?.set(value, copy);
     tasks.push([value as unknown[] | Record<string, unknown>, copy]);
     return copy;
   };
