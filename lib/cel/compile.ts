@@ -100,7 +100,7 @@ function resultTypeError(type: CheckedType, expect: ExpectedResult): string | un
 const NO_CONSTRUCTIONS: readonly Construction[] = Object.freeze([]);
 
 /** Runs message constructions rewritten by rewrite.ts (the planner's only extra global). */
-const CONSTRUCT_GLOBALS: ReadonlyMap<string, (args: unknown[]) => unknown> = new Map([
+export const CONSTRUCT_GLOBALS: ReadonlyMap<string, (args: unknown[]) => unknown> = new Map([
   [CONSTRUCT_FUNCTION, (args: unknown[]) => construct(args[0] as string, args[1] as Record<string, unknown>, args[2] as string[])],
 ]);
 

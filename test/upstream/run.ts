@@ -1,4 +1,5 @@
-// `npm run test:upstream -- --cases N --seed S [--write-fixtures] [--concurrency C] [--ops load,validate,mutate]`: any
+// `npm run test:upstream -- --cases N --seed S [--write-fixtures] [--concurrency C] [--ops load,validate,mutate]
+// [--cel-generation always|whenHot|never]`: any
 // number of generated cases (of the groups named by --ops, all by default) through the daemon and the upstream-oracle; prints agreements and disagreements (grouped by what differs), and
 // with --write-fixtures writes each disagreement under test/upstream/fixtures/generated/ with its seed. Exit 1 on any
 // disagreement, 2 on a usage error or a missing oracle.
@@ -9,6 +10,7 @@ import { writeDisagreement } from './fixtures.js';
 import { runGenerated } from './generated.js';
 import type { GeneratedResult } from './generated.js';
 import { locateOracle, Oracle } from './oracle.js';
+import { setDefaultGeneration } from '../../lib/cel/runtime/index.js';
 import type { GroupOp } from './generate/index.js';
 
 const groupOps: ReadonlySet<string> = new Set<GroupOp>(['load', 'validate', 'mutate']);
@@ -39,11 +41,18 @@ async function main(): Promise<number> {
       'write-fixtures': { type: 'boolean', default: false },
       show: { type: 'string', default: '5' },
       ops: { type: 'string' },
+      'cel-generation': { type: 'string', default: 'always' },
     },
   });
   const cases = Number(values.cases);
   const seed = Number(values.seed);
   const ops = values.ops === undefined ? undefined : new Set(values.ops.split(','));
+  const generation = values['cel-generation'];
+  if (generation === 'always' || generation === 'never' || generation === 'whenHot') setDefaultGeneration(generation);
+  else {
+    process.stderr.write('--cel-generation: always (the default here: generated CEL from the first evaluation), whenHot or never\n');
+    return 2;
+  }
   if (!Number.isSafeInteger(cases) || cases < 1 || !Number.isSafeInteger(seed) || seed < 0 || [...(ops ?? [])].some((op) => !groupOps.has(op))) {
     process.stderr.write('usage: npm run test:upstream -- [--cases N] [--seed S] [--concurrency C] [--write-fixtures] [--ops load,validate,mutate]\n');
     return 2;

@@ -36,6 +36,11 @@ function loopValues(v: unknown, twoVariables: boolean): { first: readonly unknow
   throw celError(`got '${goTypeName(v)}', expected iterable type`);
 }
 
+/** What a one-variable comprehension iterates (list elements, map keys), with loopValues' errors. */
+export function loopRange(v: unknown): readonly unknown[] {
+  return loopValues(v, false).first;
+}
+
 /** A macro's predicate or filter: the macros expand to `?:` and `&&`, which refuse a non-bool bare. */
 function boolResult(v: unknown): boolean {
   if (typeof v === 'boolean') return v;

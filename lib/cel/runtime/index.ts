@@ -12,6 +12,8 @@ import './k8s/url.js';
 import './lists-ext.js';
 
 export { plan, OPTIONAL_ENTRY_FUNCTION, ProgramInstantiationError } from './planner.js';
+export { setDefaultGeneration } from './tiering.js';
+export type { Generation } from './tiering.js';
 export type { Eval, Plan, PlanOptions } from './planner.js';
 export { EvalState, PER_CALL_COST_LIMIT, COST_LIMIT_EXCEEDED, OPERATION_INTERRUPTED } from './state.js';
 export type { EvalOptions } from './state.js';

@@ -6,6 +6,12 @@ import { CelRuntimeError, celError } from './values.js';
 
 export type Eval = (s: EvalState) => unknown;
 
+/** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
+export const OPTIONAL_ENTRY_FUNCTION = '__static_admissiond_optional_entry';
+
+/** cel-go's type conversion functions (common/overloads IsTypeConversionFunction): folded on constants. */
+export const CONVERSIONS: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+
 export interface Scope {
   readonly name: string;
   readonly slot: number;
@@ -36,6 +42,22 @@ export function attempt(e: Eval, s: EvalState): unknown {
     if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
     throw error;
   }
+}
+
+/** The identifier a select chain starts from (`a` of `a.b.?c`), or undefined. */
+function rootIdent(node: EngineNode): string | undefined {
+  let n = node;
+  while (n.op === '.' || n.op === '.?') n = (n.args as [EngineNode])[0];
+  return n.op === 'id' ? (n.args as string) : undefined;
+}
+
+/**
+ * Whether a `.` select may be a qualified name the environment declares (a variable `a.b`, the type
+ * google.protobuf.Timestamp): its first identifier is neither a local variable nor a declared variable.
+ */
+export function mayBeQualifiedName(node: EngineNode, scope: Scope | undefined, variables: ReadonlySet<string>): boolean {
+  const root = rootIdent(node);
+  return root !== undefined && lookup(scope, root) === undefined && !variables.has(root);
 }
 
 export function isIdent(node: EngineNode | undefined): node is EngineNode & { args: string } {

@@ -22,7 +22,11 @@ import { ARITHMETIC, COMPARISONS, OPERATOR_NAMES, buildMap, membership } from '.
 import { LINEAR_COST, argumentCost } from './call-cost.js';
 import { planBind, planMacro } from './comprehensions.js';
 import type { LoopPlanner } from './comprehensions.js';
-import { attempt, failing, isIdent, lookup } from './plan-support.js';
+import { attempt, CONVERSIONS, failing, isIdent, lookup, mayBeQualifiedName, OPTIONAL_ENTRY_FUNCTION } from './plan-support.js';
+import { generate } from './codegen.js';
+import type { DelegatingPlanner } from './codegen.js';
+import { currentDefaultGeneration, TieredEvaluation } from './tiering.js';
+import type { Generation } from './tiering.js';
 import type { Eval, Scope } from './plan-support.js';
 import {
   CelOptional,
@@ -49,14 +53,18 @@ function mutationTypeNamed(name: string): ReturnType<typeof celType> | undefined
   return isMutationTypeName(name) ? celType(name) : undefined;
 }
 
-/** A call the rewrite inserts around an optional list element or map value (`[?x]`, `{?k: v}`). */
-export const OPTIONAL_ENTRY_FUNCTION = '__static_admissiond_optional_entry';
+export { OPTIONAL_ENTRY_FUNCTION } from './plan-support.js';
 
 export interface PlanOptions {
   /** root variables, read from the activation */
   readonly variables: ReadonlySet<string>;
   /** global functions the expression may call besides the runtime table (message construction) */
   readonly extraGlobals?: ReadonlyMap<string, Impl>;
+  /**
+   * When evaluations run a generated function (codegen.ts): once the expression is hot on its thread (`whenHot`),
+   * from the first evaluation (`always`), or never (tests comparing the two); default: setDefaultGeneration's
+   */
+  readonly generate?: Generation;
 }
 
 /**
@@ -69,13 +77,13 @@ export class ProgramInstantiationError extends Error {
   override readonly name = 'ProgramInstantiationError';
 }
 
-/** cel-go's type conversion functions (common/overloads IsTypeConversionFunction): folded on constants. */
-const CONVERSIONS: ReadonlySet<string> = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
 
 export interface Plan {
   readonly evaluate: Eval;
   /** number of comprehension / bind variable slots the state needs */
   readonly slotCount: number;
+  /** whether evaluations run the generated function (codegen.ts) now, rather than the closures */
+  readonly generated: boolean;
 }
 
 const constant =
@@ -89,7 +97,7 @@ function bound(v: unknown, name: string): unknown {
   return v;
 }
 
-class Planner implements LoopPlanner {
+class Planner implements LoopPlanner, DelegatingPlanner {
   slotCount = 0;
   /** the evaluations that are constants (cel-go's InterpretableConst), with their values */
   private readonly constants = new Map<Eval, unknown>();
@@ -104,6 +112,10 @@ class Planner implements LoopPlanner {
 
   newSlot(): number {
     return this.slotCount++;
+  }
+
+  plansConstant(node: EngineNode, scope: Scope | undefined): boolean {
+    return this.constants.has(this.plan(node, scope));
   }
 
   plan(node: EngineNode, scope: Scope | undefined): Eval {
@@ -211,19 +223,10 @@ class Planner implements LoopPlanner {
     return prefix === undefined ? undefined : `${prefix}.${field}`;
   }
 
-  private rootIdent(node: EngineNode): string | undefined {
-    let n = node;
-    while (n.op === '.' || n.op === '.?') n = (n.args as [EngineNode])[0];
-    return n.op === 'id' ? (n.args as string) : undefined;
-  }
-
   private select(node: EngineNode, scope: Scope | undefined): Eval {
     const [operand, field] = node.args as [EngineNode, string];
     if (node.op === '.') {
-      // A qualified name the environment declares (a variable `a.b`, the type google.protobuf.Timestamp), unless
-      // its first identifier is a local variable or a declared variable.
-      const root = this.rootIdent(node);
-      if (root !== undefined && lookup(scope, root) === undefined && !this.options.variables.has(root)) {
+      if (mayBeQualifiedName(node, scope, this.options.variables)) {
         const q = this.qualifiedName(node);
         if (q !== undefined) {
           if (this.options.variables.has(q)) return this.variable(q);
@@ -513,6 +516,17 @@ class Planner implements LoopPlanner {
 /** Plans an expression's AST. */
 export function plan(root: EngineNode, options: PlanOptions): Plan {
   const planner = new Planner(options);
-  const evaluate = planner.plan(root, undefined);
-  return { evaluate, slotCount: planner.slotCount };
+  // planned whole first: what fails the program (ProgramInstantiationError) fails it as the closures find it
+  const closures = planner.plan(root, undefined);
+  const generation = options.generate ?? currentDefaultGeneration();
+  const program = generation === 'never' ? undefined : generate(root, planner, options);
+  if (program === undefined) return { evaluate: closures, slotCount: planner.slotCount, generated: false };
+  const tiered = new TieredEvaluation(closures, program, generation === 'always');
+  return {
+    evaluate: tiered.evaluate,
+    slotCount: planner.slotCount,
+    get generated() {
+      return tiered.generated;
+    },
+  };
 }
