@@ -104,8 +104,17 @@ export const CONSTRUCT_GLOBALS: ReadonlyMap<string, (args: unknown[]) => unknown
   [CONSTRUCT_FUNCTION, (args: unknown[]) => construct(args[0] as string, args[1] as Record<string, unknown>, args[2] as string[])],
 ]);
 
-function planProgram(program: EngineProgram, variables: readonly string[]): Plan {
-  return plan(program.ast, { variables: new Set(variables), extraGlobals: CONSTRUCT_GLOBALS });
+function planProgram(program: EngineProgram, variables: readonly string[], reparse?: () => EngineProgram['ast']): Plan {
+  return plan(program.ast, { variables: new Set(variables), extraGlobals: CONSTRUCT_GLOBALS, ...(reparse === undefined ? {} : { reparse }) });
+}
+
+/** The AST of an expression that compiled, parsed again (for its generated evaluation: runtime/tiering.ts). */
+function reparser(expression: string, environment: CelEnvironment): () => EngineProgram['ast'] {
+  return () => {
+    const parsed = parseExpression({ expression, environment });
+    if ('failure' in parsed) throw new Error(`${expression}: parsed once, not again: ${parsed.failure.ok ? '' : parsed.failure.message}`);
+    return parsed.program.ast;
+  };
 }
 
 /**
@@ -276,7 +285,7 @@ function compileUncached(request: CompileRequest): CompileResult {
     rewritten.constructions.length === 0 ? NO_CONSTRUCTIONS : Object.freeze(rewritten.constructions.map(({ type, offset }) => ({ type, offset })));
   let planned: Plan;
   try {
-    planned = planProgram(program, DECLARATIONS[environment].variables);
+    planned = planProgram(program, DECLARATIONS[environment].variables, reparser(expression, environment));
   } catch (error) {
     return internal(error);
   }

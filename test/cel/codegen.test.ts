@@ -158,18 +158,29 @@ describe('generated evaluation agrees with the closures', () => {
     const evaluateTimes = (p: Plan, n: number): void => {
       for (let i = 0; i < n; i++) assert.equal(p.evaluate(new EvalState(context, p.slotCount, undefined)), true);
     };
-    const hot = plan(parsed.program.ast, { variables });
+    let reparsed = 0;
+    const reparse = () => {
+      reparsed++;
+      return parsed.program.ast;
+    };
+    const hot = plan(parsed.program.ast, { variables, reparse });
     assert.equal(hot.generated, false);
     evaluateTimes(hot, 2000);
+    // built in a turn of its own, from the AST parsed again
+    for (let i = 0; i < 100 && !hot.generated; i++) await new Promise((resolve) => setImmediate(resolve));
     assert.equal(hot.generated, true);
+    assert.equal(reparsed, 1);
+    evaluateTimes(hot, 10);
     // 600 evaluations at about 170 a second: the run from the 256th to the 512th takes longer than a second
-    const slow = plan(parsed.program.ast, { variables });
+    const slow = plan(parsed.program.ast, { variables, reparse });
     for (let i = 0; i < 6; i++) {
       evaluateTimes(slow, 100);
       const until = performance.now() + 600;
       while (performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(slow.generated, false);
+    assert.equal(reparsed, 1);
     assert.equal(plan(parsed.program.ast, { variables, generate: 'never' }).generated, false);
   });
 

@@ -30,6 +30,7 @@ import { CelRuntimeError, celError, CelUint, MAX_INT64, MIN_INT64, noSuchOverloa
 
 /** What the generator needs of the planner: closures for what it hands back, slots, and its constant folding. */
 export interface DelegatingPlanner {
+  readonly slotCount: number;
   plan(node: EngineNode, scope: Scope | undefined): Eval;
   newSlot(): number;
   /** whether `node` plans to a constant (a conversion of it is folded at plan time) */
@@ -116,7 +117,8 @@ class Generator {
 
   source(root: EngineNode): string {
     const result = this.gen(root, undefined);
-    return `"use strict";\nconst { ${HELPER_NAMES} } = H;\nreturn function celExpression(s) {\n${this.lines.join('\n')}\nreturn ${result};\n};`;
+    const slots = this.planner.slotCount;
+    return `"use strict";\nconst { ${HELPER_NAMES} } = H;\nreturn function celExpression(s) {\n${slots === 0 ? '' : `s.reserveSlots(${slots});\n`}${this.lines.join('\n')}\nreturn ${result};\n};`;
   }
 
   private temp(): string {
@@ -367,38 +369,21 @@ class Generator {
   }
 }
 
-/** The generated source of one expression and what it reads, compiled on first use (see TieredEvaluation). */
-export class GeneratedProgram {
-  #compiled: Eval | undefined | null = null;
-
-  constructor(
-    private readonly source: string,
-    private readonly values: readonly unknown[],
-    private readonly delegates: readonly Eval[],
-    private readonly functions: readonly unknown[],
-  ) {}
-
-  /** The function, or undefined where code generation is unavailable (`--disallow-code-generation-from-strings`). */
-  compile(): Eval | undefined {
-    if (this.#compiled !== null) return this.#compiled;
-    let factory: ((...args: unknown[]) => Eval) | undefined;
-    try {
-      factory = new Function('K', 'D', 'F', 'H', this.source) as (...args: unknown[]) => Eval;
-    } catch (error) {
-      if (!(error instanceof EvalError)) throw error;
-    }
-    this.#compiled = factory?.(this.values, this.delegates, this.functions, HELPERS);
-    return this.#compiled;
-  }
-}
-
 /**
- * The expression's generated program, or undefined where it is too large (the source grows with the tree). Its
- * delegated parts are planned now, so that the planner's slot count is final when this returns.
+ * The expression as one generated function, or undefined where it is too large (the source grows with the tree) or
+ * code generation is unavailable (`--disallow-code-generation-from-strings`). Its delegated parts are planned on
+ * `planner`; the function makes room for the slots they number (EvalState.reserveSlots).
  */
-export function generate(root: EngineNode, planner: DelegatingPlanner, options: GenerateOptions): GeneratedProgram | undefined {
+export function generate(root: EngineNode, planner: DelegatingPlanner, options: GenerateOptions): Eval | undefined {
   if (countNodes(root) > MAX_GENERATED_NODES) return undefined;
   const g = new Generator(planner, options);
   const source = g.source(root);
-  return new GeneratedProgram(source, g.values, g.delegates, g.functions);
+  let factory: (...args: unknown[]) => Eval;
+  try {
+    factory = new Function('K', 'D', 'F', 'H', source) as (...args: unknown[]) => Eval;
+  } catch (error) {
+    if (error instanceof EvalError) return undefined;
+    throw error;
+  }
+  return factory(g.values, g.delegates, g.functions, HELPERS);
 }

@@ -65,6 +65,11 @@ export interface PlanOptions {
    * from the first evaluation (`always`), or never (tests comparing the two); default: setDefaultGeneration's
    */
   readonly generate?: Generation;
+  /**
+   * The expression's AST again, for the generated function built once it is hot (`whenHot`): the caller parses it
+   * anew rather than the plan keeping the AST of every expression that never gets hot. Default: the AST is kept.
+   */
+  readonly reparse?: () => EngineNode;
 }
 
 /**
@@ -519,9 +524,16 @@ export function plan(root: EngineNode, options: PlanOptions): Plan {
   // planned whole first: what fails the program (ProgramInstantiationError) fails it as the closures find it
   const closures = planner.plan(root, undefined);
   const generation = options.generate ?? currentDefaultGeneration();
-  const program = generation === 'never' ? undefined : generate(root, planner, options);
-  if (program === undefined) return { evaluate: closures, slotCount: planner.slotCount, generated: false };
-  const tiered = new TieredEvaluation(closures, program, generation === 'always');
+  if (generation === 'never') return { evaluate: closures, slotCount: planner.slotCount, generated: false };
+  if (generation === 'always') {
+    const generated = generate(root, planner, options);
+    return { evaluate: generated ?? closures, slotCount: planner.slotCount, generated: generated !== undefined };
+  }
+  const reparse = options.reparse ?? ((): EngineNode => root);
+  const tiered = new TieredEvaluation(closures, () => {
+    const again = plan(reparse(), { ...options, generate: 'always' });
+    return again.generated ? again.evaluate : undefined;
+  });
   return {
     evaluate: tiered.evaluate,
     slotCount: planner.slotCount,

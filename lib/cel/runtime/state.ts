@@ -30,7 +30,7 @@ export class EvalState {
   cost = 0;
   /** next cost at which to run checkpoint() */
   next = 0;
-  readonly slots: unknown[];
+  slots: unknown[];
   limit = PER_CALL_COST_LIMIT;
   vars: Readonly<Record<string, unknown>> = NO_VARS;
   private deadline = Infinity;
@@ -57,6 +57,14 @@ export class EvalState {
     if (this.signal?.aborted === true || this.interrupted?.() === true || (this.deadline !== Infinity && Date.now() > this.deadline)) {
       throw new CelInterruption(OPERATION_INTERRUPTED);
     }
+  }
+
+  /**
+   * Makes room for `count` slots, at the start of an evaluation: a generated function built after this state was
+   * (tiering.ts) numbers its own.
+   */
+  reserveSlots(count: number): void {
+    if (this.slots.length < count) this.slots = new Array<unknown>(count);
   }
 
   /** Drops what the evaluation referenced (the request's values), so that a kept state retains nothing. */

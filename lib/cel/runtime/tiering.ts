@@ -1,5 +1,4 @@
 // When an expression's evaluations move from the planner's closures to its generated function (codegen.ts).
-import type { GeneratedProgram } from './codegen.js';
 import type { Eval } from './plan-support.js';
 
 /** When evaluations run the generated function (see TieredEvaluation and PlanOptions.generate). */
@@ -24,25 +23,27 @@ const HOT_RUN = 256;
 const HOT_RUN_MS = 1000;
 
 /**
- * An expression's evaluation that starts on the planner's closures and moves to the generated function once the
+ * An expression's evaluation that starts on the planner's closures and moves to its generated function once the
  * expression runs often on this thread. Why not at once: V8 optimizes a function after it has run enough of its own
  * bytecode, and a generated function runs once per evaluation, where the closures are shared by every expression and
- * run hot from the start. At a few evaluations a second (a lone request now and then) the generated function would
- * stay unoptimized for minutes, slower than the closures; at hundreds a second it is optimized within a second or two
- * and then takes about half the closures' time (docs/adr/0001-cel-engine.md, "Generated evaluation"). Compiling
- * only hot expressions also keeps `new Function` out of reloads.
+ * run hot from the start. At a few evaluations a second (a lone request now and then) a generated function stays
+ * unoptimized for minutes, slower than the closures; at hundreds a second it is optimized within seconds and then
+ * takes about half the closures' time (docs/adr/0001-cel-engine.md, "generated evaluation").
+ *
+ * `build` makes the function (the expression parsed again, planned and generated: a few hundred µs, once per hot
+ * expression and thread); it runs in its own turn of the event loop, not inside the request that found the
+ * expression hot, and nothing is kept for the expressions that never get hot. A build that fails leaves the closures.
  */
 export class TieredEvaluation {
   #run: Eval;
   #left = HOT_RUN;
   #since = -1;
-  #program: GeneratedProgram | undefined;
+  #build: (() => Eval | undefined) | undefined;
   #generated = false;
 
-  constructor(closures: Eval, program: GeneratedProgram, hot: boolean) {
+  constructor(closures: Eval, build: () => Eval | undefined) {
     this.#run = closures;
-    this.#program = program;
-    if (hot) this.#switch(true);
+    this.#build = build;
   }
 
   readonly evaluate: Eval = (s) => {
@@ -56,31 +57,27 @@ export class TieredEvaluation {
   }
 
   #count(): void {
-    if (this.#program === undefined) {
+    const build = this.#build;
+    const now = performance.now();
+    if (build === undefined || (this.#since >= 0 && now - this.#since <= HOT_RUN_MS)) {
+      this.#build = undefined;
       this.#left = Number.MAX_SAFE_INTEGER;
+      if (build !== undefined) setImmediate(() => this.#switch(build)).unref();
       return;
     }
-    const now = performance.now();
-    if (this.#since >= 0 && now - this.#since <= HOT_RUN_MS) this.#switch();
-    else {
-      this.#since = now;
-      this.#left = HOT_RUN;
-    }
+    this.#since = now;
+    this.#left = HOT_RUN;
   }
 
-  /** Moves to the generated function; `strict` (generate: 'always'): a generator fault throws instead of staying on the closures. */
-  #switch(strict = false): void {
+  #switch(build: () => Eval | undefined): void {
     let generated: Eval | undefined;
     try {
-      generated = this.#program?.compile();
-    } catch (error) {
-      if (strict) throw error;
+      generated = build();
+    } catch {
+      // a generator fault: the closures, which decide the same, stay (test/cel/codegen.test.ts finds such faults)
     }
-    if (generated !== undefined) {
-      this.#run = generated;
-      this.#generated = true;
-    }
-    this.#program = undefined;
-    this.#left = Number.MAX_SAFE_INTEGER;
+    if (generated === undefined) return;
+    this.#run = generated;
+    this.#generated = true;
   }
 }
