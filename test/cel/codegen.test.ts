@@ -138,6 +138,17 @@ describe('generated evaluation agrees with the closures', () => {
     'cel.bind(x, 1, [x].all(y, y == x) && cel.bind(z, x + 1, [z, x].exists(w, w == 2)))',
     "object.spec.containers.all(c, c.image.startsWith('registry.example/') || c.image.contains('@'))",
     "object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name && c.all(k, k != '')))",
+    // map, filter, exists_one: a non-bool predicate is the bare error, nothing absorbed
+    'object.spec.containers.map(c, c.name)',
+    'object.spec.containers.map(c, has(c.ports), c.ports.size())',
+    'object.spec.containers.filter(c, c.securityContext.privileged)',
+    '[1, 2, 3].filter(x, dyn(x))',
+    "[1, 2, 3].map(x, dyn(x), x)",
+    "{'a': 1, 'b': 2}.map(k, k + 'x') == ['ax', 'bx'] && {'a': 1}.filter(k, k == 'a') == ['a']",
+    "[1, 2, 2].exists_one(x, x == 2) || [1, 'a'].exists_one(x, x == 1) || [1].existsOne(x, dyn(x))",
+    'object.spec.containers.map(c, c.ports.map(p, p.containerPort)).size() >= 0',
+    '[[1, 2], [3]].map(l, l.filter(x, x > 1)) == [[2], [3]]',
+    'object.spec.containers.filter(c, has(c.image)).exists_one(c, c.image.endsWith(":latest"))',
     // inherited members are no fields; own fields of those names are
     "has(object.constructor) && object.constructor == 'c'",
     'has(object.toString) || has(object.valueOf)',
@@ -187,5 +198,7 @@ describe('generated evaluation agrees with the closures', () => {
   it('where the cost limit stops the evaluation, at the same cost', () => {
     const e = 'object.spec.containers.all(c, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y, x * y > 0)))';
     for (const limit of [10, 100, 1000, 5000]) assertSame(e, OBJECTS, 'validatingPolicy', limit);
+    const m = 'object.spec.containers.map(c, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter(y, x * y > 0))).size() > 0';
+    for (const limit of [10, 100, 1000, 5000]) assertSame(m, OBJECTS, 'validatingPolicy', limit);
   });
 });

@@ -2,13 +2,13 @@
 // (attributes, compare, functions, operators), the same cost ticks and the same error absorption as the planner's
 // closures, in the same order, without a closure call per node. Why: a tree of closures calls each child through a
 // call site every expression shares, which V8 cannot inline; a function per expression has its own call sites
-// (docs/adr/0001-cel-engine.md, "Generated evaluation").
+// (docs/adr/0001-cel-engine.md, "generated evaluation").
 //
 // What the generator does not translate it hands back to the planner (`delegated`): qualified names and type
 // identifiers, literals of lists and maps, constant folds and constant regular expressions, optional chaining and
-// `or`/`orValue`, every macro but one-variable all/exists, cel.bind's malformed forms, and anything unknown. Those run
-// as the planner's closures, reading comprehension variables from the evaluation state's slots, which the generated
-// loops keep written.
+// `or`/`orValue`, the macros codegen-macros.ts does not translate, cel.bind's malformed forms, and anything unknown.
+// Those run as the planner's closures, reading comprehension variables from the evaluation state's slots, which the
+// generated loops keep written.
 //
 // Safety: nothing from the expression's text reaches the generated source except through JSON.stringify (field and
 // variable names); values, functions and delegated closures are passed in arrays and read by index.
@@ -20,6 +20,8 @@ import { hasField, index, optionalIndex, optionalSelect, selectField } from './a
 import { argumentCost, LINEAR_COST } from './call-cost.js';
 import { celEquals, compare } from './compare.js';
 import { loopRange } from './comprehensions.js';
+import { generateMacro } from './codegen-macros.js';
+import type { Emitter } from './codegen-macros.js';
 import { GLOBAL, MEMBER, sizeOf } from './functions.js';
 import type { Impl } from './functions.js';
 import { add } from './numbers.js';
@@ -103,7 +105,7 @@ const HELPERS = {
 };
 const HELPER_NAMES = Object.keys(HELPERS).join(', ');
 
-class Generator {
+class Generator implements Emitter {
   private readonly lines: string[] = [];
   private temps = 0;
   readonly values: unknown[] = [];
@@ -115,21 +117,25 @@ class Generator {
     private readonly options: GenerateOptions,
   ) {}
 
+  newSlot(): number {
+    return this.planner.newSlot();
+  }
+
   source(root: EngineNode): string {
     const result = this.gen(root, undefined);
     const slots = this.planner.slotCount;
     return `"use strict";\nconst { ${HELPER_NAMES} } = H;\nreturn function celExpression(s) {\n${slots === 0 ? '' : `s.reserveSlots(${slots});\n`}${this.lines.join('\n')}\nreturn ${result};\n};`;
   }
 
-  private temp(): string {
+  temp(): string {
     return `t${this.temps++}`;
   }
 
-  private emit(line: string): void {
+  emit(line: string): void {
     this.lines.push(line);
   }
 
-  private bind(expression: string): string {
+  bind(expression: string): string {
     const t = this.temp();
     this.emit(`const ${t} = ${expression};`);
     return t;
@@ -152,7 +158,7 @@ class Generator {
   }
 
   /** Runs `node` inside try, its CEL error becoming the value (attempt()). */
-  private attempt(node: EngineNode, scope: Scope | undefined): string {
+  attempt(node: EngineNode, scope: Scope | undefined): string {
     const t = this.temp();
     this.emit(`let ${t};\ntry {`);
     const v = this.gen(node, scope);
@@ -327,11 +333,7 @@ class Generator {
       if (`${target.args}.${name}` === 'cel.bind') return this.bindCall(node, argNodes, scope);
       return this.delegate(node, scope);
     }
-    if (MACROS.has(name)) {
-      const [variable, body] = argNodes;
-      if ((name === 'all' || name === 'exists') && argNodes.length === 2 && isIdent(variable)) return this.quantifier(name, target, variable.args, body!, scope);
-      return this.delegate(node, scope);
-    }
+    if (MACROS.has(name)) return generateMacro(this, name, target, argNodes, scope) ?? this.delegate(node, scope);
     if (name === 'or' || name === 'orValue' || name === 'matches' || name === 'find' || name === 'findAll') return this.delegate(node, scope);
     const impl = MEMBER.get(name);
     if (impl === undefined) return this.delegate(node, scope);
@@ -346,26 +348,6 @@ class Generator {
     const v = this.gen(init, scope);
     this.emit(`const L${slot} = ${v};\ns.slots[${slot}] = L${slot};`);
     return this.gen(body, { name: variable.args, slot, parent: scope });
-  }
-
-  /** all / exists as comprehensions.ts quantifier(): short-circuit on the deciding value, else the first error. */
-  private quantifier(name: 'all' | 'exists', target: EngineNode, variable: string, body: EngineNode, scope: Scope | undefined): string {
-    const range = this.gen(target, scope);
-    const slot = this.planner.newSlot();
-    const deciding = String(name === 'exists');
-    const other = String(name !== 'exists');
-    const items = this.bind(`Array.isArray(${range}) ? ${range} : loopRange(${range})`);
-    const r = this.temp();
-    const error = this.temp();
-    const i = this.temp();
-    this.emit(`let ${r} = ${other};\nlet ${error};`);
-    this.emit(`for (let ${i} = 0; ${i} < ${items}.length; ${i}++) {`);
-    this.emit(`s.tick(${1 + countNodes(body)});\nconst L${slot} = ${items}[${i}];\ns.slots[${slot}] = L${slot};`);
-    const v = this.attempt(body, { name: variable, slot, parent: scope });
-    this.emit(`if (${v} === ${deciding}) { ${r} = ${deciding}; break; }`);
-    this.emit(`if (${v} !== ${other}) ${error} ??= ${v} instanceof CelRuntimeError ? ${v} : noSuchOverloadError();\n}`);
-    this.emit(`if (${r} !== ${deciding} && ${error} !== undefined) throw ${error};`);
-    return r;
   }
 }
 
