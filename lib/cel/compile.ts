@@ -112,7 +112,7 @@ function planProgram(program: EngineProgram, variables: readonly string[], repar
 function reparser(expression: string, environment: CelEnvironment): () => EngineProgram['ast'] {
   return () => {
     const parsed = parseExpression({ expression, environment });
-    if ('failure' in parsed) throw new Error(`${expression}: parsed once, not again: ${parsed.failure.ok ? '' : parsed.failure.message}`);
+    if ('failure' in parsed) throw new Error(`${expression}: compiled once, now fails to parse`);
     return parsed.program.ast;
   };
 }

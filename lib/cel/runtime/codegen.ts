@@ -19,16 +19,16 @@ import { rootName } from '../names.js';
 import { hasField, index, optionalIndex, optionalSelect, selectField } from './attributes.js';
 import { argumentCost, LINEAR_COST } from './call-cost.js';
 import { celEquals, compare } from './compare.js';
-import { loopRange } from './comprehensions.js';
+import { loopRange, MACRO_NAMES } from './comprehensions.js';
 import { generateMacro } from './codegen-macros.js';
 import type { Emitter } from './codegen-macros.js';
 import { GLOBAL, MEMBER, sizeOf } from './functions.js';
 import type { Impl } from './functions.js';
 import { add } from './numbers.js';
 import { ARITHMETIC, COMPARISONS, OPERATOR_NAMES, membership } from './operators.js';
-import { CONVERSIONS, countNodes, isIdent, lookup, mayBeQualifiedName, OPTIONAL_ENTRY_FUNCTION } from './plan-support.js';
+import { absorbed, CONVERSIONS, countNodes, isIdent, logicalError, lookup, mayBeQualifiedFunction, mayBeQualifiedName, OPTIONAL_ENTRY_FUNCTION, unboundVariable } from './plan-support.js';
 import type { Eval, Scope } from './plan-support.js';
-import { CelRuntimeError, celError, CelUint, MAX_INT64, MIN_INT64, noSuchOverloadError } from './values.js';
+import { CelRuntimeError, CelUint, MAX_INT64, MIN_INT64, noSuchOverloadError } from './values.js';
 
 /** What the generator needs of the planner: closures for what it hands back, slots, and its constant folding. */
 export interface DelegatingPlanner {
@@ -47,43 +47,8 @@ export interface GenerateOptions {
 /** Expressions larger than this stay closures: the generated source grows with the tree, and so does its compile. */
 const MAX_GENERATED_NODES = 4000;
 
-/** The macros the planner expands (comprehensions.ts planMacro). */
-const MACROS: ReadonlySet<string> = new Set([
-  'all',
-  'exists',
-  'exists_one',
-  'existsOne',
-  'map',
-  'filter',
-  'optMap',
-  'optFlatMap',
-  'sortBy',
-  'transformList',
-  'transformMap',
-  'transformMapEntry',
-]);
-
-/** The planner's `attempt`: a CEL error as a value (also one wrapped by a lazy variable), anything else rethrown. */
-function absorb(error: unknown): CelRuntimeError {
-  if (error instanceof CelRuntimeError) return error;
-  if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
-  throw error;
-}
-
-/** `&&` / `||` when neither operand decided: the planner's evalAnd / evalOr error order. */
-function logicalError(l: unknown, r: unknown): never {
-  if (l instanceof CelRuntimeError) throw l;
-  if (typeof l !== 'boolean') throw noSuchOverloadError();
-  if (r instanceof CelRuntimeError) throw r;
-  throw noSuchOverloadError();
-}
-
-function unboundVariable(name: string): never {
-  throw celError(`no such attribute(s): ${name}`);
-}
-
 const HELPERS = {
-  absorb,
+  absorb: absorbed,
   logicalError,
   unboundVariable,
   hasField,
@@ -329,11 +294,11 @@ class Generator implements Emitter {
 
   private memberCall(node: EngineNode, scope: Scope | undefined): string {
     const [name, target, argNodes] = node.args as [string, EngineNode, EngineNode[]];
-    if (isIdent(target) && lookup(scope, target.args) === undefined && !this.options.variables.has(target.args)) {
+    if (mayBeQualifiedFunction(target, scope, this.options.variables)) {
       if (`${target.args}.${name}` === 'cel.bind') return this.bindCall(node, argNodes, scope);
       return this.delegate(node, scope);
     }
-    if (MACROS.has(name)) return generateMacro(this, name, target, argNodes, scope) ?? this.delegate(node, scope);
+    if (MACRO_NAMES.has(name)) return generateMacro(this, name, target, argNodes, scope) ?? this.delegate(node, scope);
     if (name === 'or' || name === 'orValue' || name === 'matches' || name === 'find' || name === 'findAll') return this.delegate(node, scope);
     const impl = MEMBER.get(name);
     if (impl === undefined) return this.delegate(node, scope);

@@ -76,6 +76,11 @@ export function planBind(p: LoopPlanner, argNodes: readonly EngineNode[], scope:
   };
 }
 
+/** The names planMacro expands, with the right arguments (others are member calls). */
+export const MACRO_NAMES: ReadonlySet<string> = new Set([
+  'all', 'exists', 'exists_one', 'existsOne', 'map', 'filter', 'optMap', 'optFlatMap', 'sortBy', 'transformList', 'transformMap', 'transformMapEntry',
+]);
+
 export function planMacro(p: LoopPlanner, name: string, target: EngineNode, args: readonly EngineNode[], scope: Scope | undefined): Eval | undefined {
   const [a0, a1, a2, a3] = args;
   if (args.length === 2 && isIdent(a0)) {

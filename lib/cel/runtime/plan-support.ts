@@ -2,7 +2,7 @@
 // cel.bind variables, and the helpers both sides call.
 import type { EngineNode } from '../engine.js';
 import type { EvalState } from './state.js';
-import { CelRuntimeError, celError } from './values.js';
+import { CelRuntimeError, celError, noSuchOverloadError } from './values.js';
 
 export type Eval = (s: EvalState) => unknown;
 
@@ -38,10 +38,31 @@ export function attempt(e: Eval, s: EvalState): unknown {
   try {
     return e(s);
   } catch (error) {
-    if (error instanceof CelRuntimeError) return error;
-    if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
-    throw error;
+    return absorbed(error);
   }
+}
+
+/** What attempt() makes of an error it caught: the CEL error (unwrapped), or anything else thrown again. */
+export function absorbed(error: unknown): CelRuntimeError {
+  if (error instanceof CelRuntimeError) return error;
+  if (error instanceof Error && error.cause instanceof CelRuntimeError) return error.cause;
+  throw error;
+}
+
+/** `&&` / `||` when neither operand decided (evalAnd / evalOr): the first error, or the bare error for a first non-bool operand. */
+export function logicalError(l: unknown, r: unknown): never {
+  if (l instanceof CelRuntimeError) throw l;
+  if (typeof l !== 'boolean') throw noSuchOverloadError();
+  if (r instanceof CelRuntimeError) throw r;
+  throw noSuchOverloadError();
+}
+
+/**
+ * cel-go interpreter/attributes.go absoluteAttribute.Resolve: a declared variable the activation lacks (upstream's
+ * `authorizer` outside the expressions that bind it).
+ */
+export function unboundVariable(name: string): never {
+  throw celError(`no such attribute(s): ${name}`);
 }
 
 /** The identifier a select chain starts from (`a` of `a.b.?c`), or undefined. */
@@ -58,6 +79,11 @@ function rootIdent(node: EngineNode): string | undefined {
 export function mayBeQualifiedName(node: EngineNode, scope: Scope | undefined, variables: ReadonlySet<string>): boolean {
   const root = rootIdent(node);
   return root !== undefined && lookup(scope, root) === undefined && !variables.has(root);
+}
+
+/** `ns.f(…)` names a qualified function (or cel.bind) when `ns` is an identifier neither local nor a declared variable. */
+export function mayBeQualifiedFunction(target: EngineNode, scope: Scope | undefined, variables: ReadonlySet<string>): target is EngineNode & { args: string } {
+  return isIdent(target) && lookup(scope, target.args) === undefined && !variables.has(target.args);
 }
 
 export function isIdent(node: EngineNode | undefined): node is EngineNode & { args: string } {

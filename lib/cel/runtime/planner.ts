@@ -22,7 +22,7 @@ import { ARITHMETIC, COMPARISONS, OPERATOR_NAMES, buildMap, membership } from '.
 import { LINEAR_COST, argumentCost } from './call-cost.js';
 import { planBind, planMacro } from './comprehensions.js';
 import type { LoopPlanner } from './comprehensions.js';
-import { attempt, CONVERSIONS, failing, isIdent, lookup, mayBeQualifiedName, OPTIONAL_ENTRY_FUNCTION } from './plan-support.js';
+import { attempt, CONVERSIONS, failing, logicalError, lookup, mayBeQualifiedFunction, mayBeQualifiedName, OPTIONAL_ENTRY_FUNCTION, unboundVariable } from './plan-support.js';
 import { generate } from './codegen.js';
 import type { DelegatingPlanner } from './codegen.js';
 import { currentDefaultGeneration, TieredEvaluation } from './tiering.js';
@@ -98,8 +98,7 @@ const constant =
 
 /** A declared variable's value; cel-go's error for one the activation lacks (see variable()). */
 function bound(v: unknown, name: string): unknown {
-  if (v === undefined) throw celError(`no such attribute(s): ${name}`);
-  return v;
+  return v === undefined ? unboundVariable(name) : v;
 }
 
 class Planner implements LoopPlanner, DelegatingPlanner {
@@ -210,13 +209,7 @@ class Planner implements LoopPlanner, DelegatingPlanner {
         return (s) => bound(s.vars.namespaceObject, name);
       default:
     }
-    return (s) => {
-      const v = s.vars[name];
-      // cel-go interpreter/attributes.go absoluteAttribute.Resolve: a declared variable the activation lacks
-      // (upstream's `authorizer` outside the expressions that bind it)
-      if (v === undefined) throw celError(`no such attribute(s): ${name}`);
-      return v;
-    };
+    return (s) => bound(s.vars[name], name);
   }
 
   /** `a.b.c` as a dotted name, when the select chain is only identifiers. */
@@ -267,11 +260,7 @@ class Planner implements LoopPlanner, DelegatingPlanner {
       const r = attempt(right, s);
       if (r === absorbing) return absorbing;
       if (l === !absorbing && r === !absorbing) return !absorbing;
-      // evalAnd / evalOr: the first error, or the bare error for a first non-bool operand
-      if (l instanceof CelRuntimeError) throw l;
-      if (typeof l !== 'boolean') throw noSuchOverloadError();
-      if (r instanceof CelRuntimeError) throw r;
-      throw noSuchOverloadError();
+      return logicalError(l, r);
     };
   }
 
@@ -445,8 +434,7 @@ class Planner implements LoopPlanner, DelegatingPlanner {
 
   private memberCall(node: EngineNode, scope: Scope | undefined): Eval {
     const [name, target, argNodes] = node.args as [string, EngineNode, EngineNode[]];
-    // `ns.f(…)`: a qualified function name, when `ns` is not a variable.
-    if (isIdent(target) && lookup(scope, target.args) === undefined && !this.options.variables.has(target.args)) {
+    if (mayBeQualifiedFunction(target, scope, this.options.variables)) {
       const qualified = `${target.args}.${name}`;
       if (qualified === 'cel.bind') return planBind(this, argNodes, scope);
       const impl = GLOBAL.get(qualified);
@@ -530,10 +518,8 @@ export function plan(root: EngineNode, options: PlanOptions): Plan {
     return { evaluate: generated ?? closures, slotCount: planner.slotCount, generated: generated !== undefined };
   }
   const reparse = options.reparse ?? ((): EngineNode => root);
-  const tiered = new TieredEvaluation(closures, () => {
-    const again = plan(reparse(), { ...options, generate: 'always' });
-    return again.generated ? again.evaluate : undefined;
-  });
+  // the program built once already, so nothing fails it now: no closures planned again, only what the function delegates
+  const tiered = new TieredEvaluation(closures, () => generate(reparse(), new Planner(options), options));
   return {
     evaluate: tiered.evaluate,
     slotCount: planner.slotCount,

@@ -302,16 +302,7 @@ export function traitMismatch(fn: string, operand: unknown, trait: Trait): CelRu
   return celError(`no such overload: ${fn}`);
 }
 
-/** Own string-keyed property of a plain object, or undefined (never inherited members). */
-export function ownValue(obj: Record<string, unknown>, key: string): unknown {
-  const v = obj[key];
-  // CEL values are never functions, so only a function (Object.prototype's members) or `__proto__` can be
-  // inherited: the own-property check is needed for those alone, and field reads stay one property load.
-  if (v === undefined || (typeof v !== 'function' && key !== '__proto__')) return v;
-  return Object.prototype.hasOwnProperty.call(obj, key) ? v : undefined;
-}
-
-export { setOwn } from '../../json/own.js';
+export { ownValue, setOwn } from '../../json/own.js';
 
 /** Go types of the Kubernetes library values (k8s.io/apiserver/pkg/cel), by CEL type name. */
 const KUBERNETES_GO_TYPES: Readonly<Record<string, string>> = {
