@@ -16,5 +16,10 @@ if (major < needMajor || (major === needMajor && minor < needMinor)) {
   );
   process.exitCode = 1;
 } else {
-  import('./run.js').then((entry) => entry.run());
+  import('./engine.js')
+    .then((engine) => {
+      engine.tuneEngine(process.execArgv);
+      return import('./run.js');
+    })
+    .then((entry) => entry.run());
 }
