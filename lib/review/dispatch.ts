@@ -4,7 +4,9 @@
 //
 // The rule (InlineRule): a request is evaluated inline when nothing has been in the pool for `quietMs` and the main
 // thread was not busy lately (its event-loop utilization over the last window below `busyAbove`; once requests go to the pool they come
-// back only when the pool is empty and the utilization fell below `idleBelow`, so the mode does not flap). What may
+// back only when the pool is empty and the utilization fell below `idleBelow`, so the mode does not flap). A busy
+// window that brought one request is not load: the thread was busy with its own work (a GC, a compile, a reload), and
+// the request is as lone as any other. What may
 // run inline is bounded: a body above `maxInlineBytes`, or a snapshot whose inline evaluations have taken more than
 // `maxInlineMs` on average, goes to the pool whatever the load; such a snapshot is tried inline again, when idle, once
 // every `reprobeMs`, so that one slow spell (a GC, a busy host) does not keep it off the main thread for its lifetime.
@@ -36,6 +38,11 @@ export interface InlineRuleOptions {
   /** the window the busy share is measured over, ms; default 10 */
   readonly windowMs?: number;
   /**
+   * requests a busy window must have brought for its busy share to count as load; default 2 (at one request a
+   * window, 100 req/s or fewer, the main thread is busy with its own work, not with requests)
+   */
+  readonly loadArrivals?: number;
+  /**
    * how long (ms) the pool must have been empty before a request is evaluated inline again; default 1. Under load the
    * pool empties for the moment between its last answer and the clients' next requests, and the request arriving
    * then would be evaluated inline while the next ones queue behind it; a control plane's lone requests come far
@@ -55,7 +62,7 @@ export interface InlineRuleOptions {
 }
 
 export const defaultInlineRule = {
-  busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, quietMs: 1, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024, runawayMs: 10, runawayMemoryMs: 10_000,
+  busyAbove: 0.5, idleBelow: 0.25, windowMs: 10, loadArrivals: 2, quietMs: 1, maxInlineMs: 5, reprobeMs: 1_000, maxInlineBytes: 64 * 1024, runawayMs: 10, runawayMemoryMs: 10_000,
 } as const;
 
 /** Inline evaluations of a snapshot ignored while the code warms up, then averaged (exponential, weight 1/8). */
@@ -79,6 +86,9 @@ export class InlineRule {
   #mark: EventLoopUtilization = performance.eventLoopUtilization();
   #markAt = performance.now();
   #busy = 0;
+  /** requests asked about since the window began, and in the window measured last */
+  #arrivals = 0;
+  #windowArrivals = 0;
 
   constructor(options: InlineRuleOptions = {}) {
     this.#options = { ...defaultInlineRule, ...options };
@@ -91,6 +101,8 @@ export class InlineRule {
       this.#busy = performance.eventLoopUtilization(current, this.#mark).utilization;
       this.#mark = current;
       this.#markAt = now;
+      this.#windowArrivals = this.#arrivals;
+      this.#arrivals = 0;
     }
     return this.#busy;
   }
@@ -100,10 +112,11 @@ export class InlineRule {
    * which last became empty at `poolEmptySince` (performance.now(), ms).
    */
   inline(inPool: number, bodyBytes: number, snapshot: object, poolEmptySince = -Infinity): boolean {
+    this.#arrivals++;
     if (bodyBytes > this.#options.maxInlineBytes) return false;
     const now = performance.now();
     const busy = this.busyShare(now);
-    if (!this.#pooling && busy > this.#options.busyAbove) this.#pooling = true;
+    if (!this.#pooling && busy > this.#options.busyAbove && this.#windowArrivals >= this.#options.loadArrivals) this.#pooling = true;
     else if (this.#pooling && inPool === 0 && busy < this.#options.idleBelow) this.#pooling = false;
     if (this.#pooling || inPool !== 0 || now - poolEmptySince < this.#options.quietMs) return false;
     return this.#bounded(bodyBytes, snapshot);

@@ -48,7 +48,7 @@ async function answer(path: Reviewer, d: Delivery): Promise<Answer> {
 const text = (a: Answer): string => `${a.status} ${Buffer.from(a.body).toString('utf8')}`;
 
 /** Every request to the pool: the rule is always busy. */
-const alwaysPool = (): InlineRule => new InlineRule({ busyAbove: -1, idleBelow: -1 });
+const alwaysPool = (): InlineRule => new InlineRule({ busyAbove: -1, idleBelow: -1, loadArrivals: 0 });
 
 async function startPool(t: { after: (fn: () => Promise<void>) => void }, snapshots: Snapshot[], registry = new Registry(), testHooks = false): Promise<PolicyPool> {
   // no reserve worker: the tests address the one worker they start (the reserve: admission/pool/isolation.test.ts)
@@ -159,6 +159,34 @@ test('the inline rule: a lone request inline, a busy main thread or a full pool 
     assert.ok(Date.now() < deadline, 'idle again, pool empty: inline');
     await new Promise((r) => setTimeout(r, 10));
   }
+});
+
+test('the inline rule: a busy window that brought one request is the thread\'s own work, not load: that request is inline', async () => {
+  const rule = new InlineRule({ windowMs: 5 });
+  const snapshot = {};
+  const busyFor = (ms: number): void => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) { /* busy: a GC, a compile, a reload */ }
+  };
+  // polled: on a loaded machine the first windows may count as busy and pool (the rule leaves pooling when idle)
+  const deadline = Date.now() + 5_000;
+  while (!rule.inline(0, 4096, snapshot)) {
+    assert.ok(Date.now() < deadline, 'idle: inline');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 10));
+  rule.busyShare(); // a window begins, with no request in it yet
+  busyFor(30);
+  assert.equal(rule.inline(0, 4096, snapshot), true, 'one request after 30 ms of other work: inline');
+  assert.ok(rule.busyShare() > 0.5, 'the window was busy');
+  // the same busy spell with requests arriving through it is load
+  busyFor(30);
+  for (let i = 0; i < 3; i++) {
+    rule.inline(0, 4096, snapshot);
+    busyFor(2);
+  }
+  busyFor(10);
+  assert.equal(rule.inline(0, 4096, snapshot), false, 'four requests in a busy window: the pool');
 });
 
 test('the inline rule: a pool that emptied less than quietMs ago is not idle (under load the next request would block the ones behind it)', async () => {

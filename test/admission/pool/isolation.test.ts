@@ -131,7 +131,7 @@ test('while every worker is held, the request path evaluates a request of less t
   await untilHeld(pool, 1);
   const sent = pool.tasksSent;
   // the rule alone would send everything to the pool (always busy)
-  const rule = new InlineRule({ busyAbove: -1, idleBelow: -1 });
+  const rule = new InlineRule({ busyAbove: -1, idleBelow: -1, loadArrivals: 0 });
   const validate = policyPath({ endpoint: '/validate', snapshot: () => validating, pool, rule, thread: {} });
   const d = { endpoint: '/validate', body: pod, deadline: Date.now() + 10_000, timeoutMs: 10_000, signal: new AbortController().signal };
   const answer = await validate(d).answer;
