@@ -5,11 +5,11 @@
 // is optimized after a few checks. At control-plane rates (tens of requests a second) the functions a request runs
 // once (decode, matching, the inline rule, the answer) take about a minute of traffic to get there with Node's
 // default, and they start over on the main thread whenever the workers took the load meanwhile: until then each lone
-// request runs them in V8's baseline tier. A quarter of the default brings them there four times sooner, at a cost
+// request runs them in V8's baseline tier. A quarter of Node 20's default brings them there four times sooner, at a cost
 // within the closed-loop bench's noise (docs/adr/0003-thin-main-thread.md, "Fifth pass").
 import { setFlagsFromString } from 'node:v8';
 
-/** Bytecode bytes between optimization checks: a quarter of V8's default (67,584 in Node 20 to 24). */
+/** Bytecode bytes between optimization checks: a quarter of Node 20's default (67,584; other Node versions' differ). */
 export const interruptBudget = 16_384;
 
 /**

@@ -35,7 +35,7 @@ function callsToOptimize(...nodeFlags: string[]): number {
 
 test('the executable lowers V8\'s interrupt budget: functions reach the optimizing tier after less work', () => {
   const tuned = callsToOptimize();
-  // 67,584 is V8's default budget (Node 20 to 24): named on the command line, it is the operator's and stays
+  // 67,584 is Node 20's default budget: named on the command line, it is the operator's and stays
   const untuned = callsToOptimize('--interrupt-budget=67584');
   assert.ok(tuned * 3 <= untuned, `optimized after ${tuned} calls with the executable's budget, ${untuned} with V8's default`);
 });
