@@ -40,7 +40,8 @@ test('the executable lowers V8\'s interrupt budget: functions reach the optimizi
   assert.ok(tuned * 3 <= untuned, `optimized after ${tuned} calls with the executable's budget, ${untuned} with V8's default`);
 });
 
-test('a budget named on the command line is left as it is', () => {
-  assert.equal(callsToOptimize('--interrupt-budget=16384'), callsToOptimize('--interrupt_budget=16384'));
-  assert.ok(callsToOptimize('--interrupt-budget=200000') > callsToOptimize('--interrupt-budget=67584'));
+test('a budget named on the command line is left as it is, in either spelling', () => {
+  const named = callsToOptimize('--interrupt-budget=200000');
+  assert.ok(named > callsToOptimize('--interrupt-budget=67584'), 'a larger budget named: later than the default');
+  assert.equal(callsToOptimize('--interrupt_budget=200000'), named);
 });

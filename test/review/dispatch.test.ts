@@ -186,7 +186,7 @@ test('the inline rule: a busy window that brought one request is the thread\'s o
     busyFor(2);
   }
   busyFor(10);
-  assert.equal(rule.inline(0, 4096, snapshot), false, 'four requests in a busy window: the pool');
+  assert.equal(rule.inline(0, 4096, snapshot), false, 'three requests in a busy window: the pool');
 });
 
 test('the inline rule: a pool that emptied less than quietMs ago is not idle (under load the next request would block the ones behind it)', async () => {
