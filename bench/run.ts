@@ -28,23 +28,27 @@
 // (pinned: one per client CPU, at most 8; else 1), --server-cpus LIST, --client-cpus LIST, --no-mutate,
 // --compare DIR (every daemon also run from DIR's dist/, another build, its rounds alternating with this one's),
 // --policies DIR (the validating policies instead of testdata/bench/policies: they must admit the pod and deny it when
-// privileged, e.g. a directory holding only 01-pss-privileged.yaml, to see the daemon's cost apart from its policies').
-import { fork, spawn } from 'node:child_process';
+// privileged, e.g. a directory holding only 01-pss-privileged.yaml, to see the daemon's cost apart from its policies'),
+// --floor (adds f, the daemon with --workers 0 and no policies at all: what the listener, the decode and the answer
+// add over bare; c's distance from f is then the policies' evaluation).
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultPoolThreads } from '../lib/admission/pool/pool.js';
-import type { LoadCommand, LoadReply, WireTarget } from './load-process.js';
+import { LoadGenerators, perRequest } from './load-generators.js';
+import type { Measured, Server } from './load-generators.js';
+import type { WireTarget } from './load-process.js';
 import { percentile } from './load.js';
-import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, threadCpuSeconds, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
+import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i++) {
   const name = process.argv[i]!.replace(/^--/, '');
-  if (name === 'no-mutate') args.set(name, 'true');
+  if (name === 'no-mutate' || name === 'floor') args.set(name, 'true');
   else args.set(name, process.argv[++i] ?? '');
 }
 const num = (name: string, def: number): number => (args.has(name) ? Number(args.get(name)) : def);
@@ -69,6 +73,7 @@ const lowRounds = num('low-rounds', 3);
 const poolWorkers = list('pool-workers', pinned ? [1, 3, 7] : [defaultPoolThreads()]);
 const clientProcesses = Math.max(1, num('client-processes', clientCpus !== undefined ? Math.min(8, cpuCount(clientCpus)) : 1));
 const withMutate = !args.has('no-mutate');
+const withFloor = args.has('floor');
 const compare = args.has('compare') ? resolve(args.get('compare')!) : undefined;
 /** The daemon's default pool size where the servers run (the workers its --workers default gives them). */
 const defaultWorkers = pinned ? Math.max(1, cpuCount(serverCpus) - 1) : defaultPoolThreads();
@@ -79,76 +84,6 @@ function node(cpus: string | undefined, argv: readonly string[], stdio: 'server'
   return spawn(cmd, rest, { stdio: stdio === 'server' ? ['ignore', 'pipe', 'inherit'] : ['ignore', 'ignore', 'pipe'] });
 }
 
-interface Server {
-  readonly key: string;
-  readonly label: string;
-  readonly child: ChildProcess;
-  readonly target: WireTarget;
-  readonly deny?: WireTarget;
-}
-
-interface Measured {
-  readonly completed: number;
-  readonly errors: number;
-  readonly seconds: number;
-  readonly latencies: Float64Array;
-  readonly clientCpu: number;
-  /** server CPU seconds: main thread, whole process */
-  readonly mainCpu: number;
-  readonly totalCpu: number;
-}
-
-/** The load generator processes, each holding its share of every server's connections. */
-class LoadGenerators {
-  readonly #children: ChildProcess[] = [];
-  constructor(n: number) {
-    for (let i = 0; i < n; i++) {
-      const script = join(root, 'dist', 'bench', 'load-process.js');
-      this.#children.push(clientCpus === undefined
-        ? fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-        : spawn('taskset', ['-c', clientCpus, process.execPath, script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    }
-  }
-
-  #ask(command: LoadCommand, child: ChildProcess): Promise<LoadReply> {
-    return new Promise((resolve) => {
-      child.once('message', (reply: LoadReply) => resolve(reply));
-      child.send(command);
-    });
-  }
-
-  /** Runs one command on every process (connections and rate split between them) and merges their results. */
-  async run(server: Server, op: 'check' | 'closed' | 'open', options: { seconds?: number; rate?: number; target?: WireTarget } = {}): Promise<Measured> {
-    const n = this.#children.length;
-    const perProcess = Math.max(1, Math.ceil(connections / n));
-    const target = options.target ?? server.target;
-    const pid = server.child.pid!;
-    const main0 = threadCpuSeconds(pid, pid);
-    const total0 = threadCpuSeconds(pid);
-    const replies = await Promise.all(this.#children.map((child) => this.#ask(
-      op === 'open'
-        ? { op, key: server.key, target, connections: perProcess, rate: options.rate! / n, seconds: options.seconds! }
-        : op === 'closed' ? { op, key: server.key, target, connections: perProcess, seconds: options.seconds! } : { op, key: server.key, target, connections: perProcess },
-      child,
-    )));
-    const latencies = Float64Array.from(replies.flatMap((r) => r.latencies)).sort();
-    return {
-      completed: replies.reduce((s, r) => s + r.completed, 0),
-      errors: replies.reduce((s, r) => s + r.errors, 0),
-      seconds: Math.max(...replies.map((r) => r.seconds)),
-      latencies,
-      clientCpu: replies.reduce((s, r) => s + r.cpu, 0),
-      mainCpu: threadCpuSeconds(pid, pid) - main0,
-      totalCpu: threadCpuSeconds(pid) - total0,
-    };
-  }
-
-  close(): void {
-    for (const c of this.#children) if (c.connected) c.send({ op: 'exit' } satisfies LoadCommand);
-  }
-}
-
-const perRequest = (cpu: number, n: number): string => (n > 0 ? (cpu / n * 1e6).toFixed(0) : '—');
 const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
 const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
 
@@ -156,7 +91,7 @@ const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
 interface CpuSpent { main: number; total: number; client: number; n: number }
 
 /** Per server, then per rate: the low-rate rounds' latencies pooled, and the server's CPU over them. */
-type LowRates = Map<string, Map<number, { latencies: number[]; cpu: CpuSpent }>>;
+type LowRates = Map<string, Map<number, { latencies: number[]; cpu: CpuSpent; rounds: string[] }>>;
 
 interface Results {
   /** closed-loop throughput per round */
@@ -171,7 +106,7 @@ const lowPercentile = (low: LowRates, key: string, rate: number, p: number): num
 
 /** Low rates, the wake-up path where a lone request finds every thread asleep: rounds alternate between servers. */
 async function measureLowRates(load: LoadGenerators, servers: readonly Server[]): Promise<LowRates> {
-  const low: LowRates = new Map(servers.map((s) => [s.key, new Map(lowRates.map((r) => [r, { latencies: [], cpu: { main: 0, total: 0, client: 0, n: 0 } }]))]));
+  const low: LowRates = new Map(servers.map((s) => [s.key, new Map(lowRates.map((r) => [r, { latencies: [], cpu: { main: 0, total: 0, client: 0, n: 0 }, rounds: [] }]))]));
   for (let r = 0; r < lowRounds; r++) {
     for (const rate of lowRates) {
       for (const s of servers) {
@@ -179,6 +114,7 @@ async function measureLowRates(load: LoadGenerators, servers: readonly Server[])
         if (res.errors > 0) console.log(`  ! ${s.label}: ${res.errors} failed requests at ${rate} req/s`);
         const cell = low.get(s.key)!.get(rate)!;
         cell.latencies.push(...res.latencies);
+        cell.rounds.push(`${fmt(percentile(res.latencies, 50))}/${fmt(percentile(res.latencies, 99))}`);
         cell.cpu.main += res.mainCpu;
         cell.cpu.total += res.totalCpu;
         cell.cpu.client += res.clientCpu;
@@ -203,6 +139,11 @@ function printLowRates(low: LowRates, servers: readonly Server[]): void {
       return `${fmt(p50)} / ${fmt(p99)}${added} [${perRequest(cpu.main, cpu.n)}/${perRequest(cpu.total, cpu.n)}]`.padStart(44);
     });
     console.log(`${s.label.padEnd(46)}${cells.join('')}`);
+  }
+  // a transient (V8 still compiling what a busy spell did not run on this thread) shows in the first rounds
+  for (const rate of lowRates) {
+    console.log(`per round at ${rate} req/s, p50/p99 ms:`);
+    for (const s of servers) console.log(`  ${s.key.padEnd(5)}${low.get(s.key)!.get(rate)!.rounds.join('  ')}`);
   }
 }
 
@@ -263,7 +204,7 @@ function printBars({ perRound, cpu, open, low }: Results): void {
 async function main(): Promise<void> {
   const started = Date.now();
   const { tmp, children, stop } = benchWorkspace('sad-bench-');
-  const load = new LoadGenerators(clientProcesses);
+  const load = new LoadGenerators(clientProcesses, connections, clientCpus);
   try {
     const { ca, certFile, keyFile } = await writeServingCertificate(tmp, 'bench CA', 'static-admissiond');
     const policiesDir = args.has('policies') ? resolve(args.get('policies')!) : join(root, 'testdata', 'bench', 'policies');
@@ -271,6 +212,10 @@ async function main(): Promise<void> {
     writeFileSync(config, validatingAdmissionConfig(policiesDir));
     const mutatingConfig = join(tmp, 'admission-config-mutating.yaml');
     writeFileSync(mutatingConfig, mutatingAdmissionConfig(policiesDir, join(root, 'testdata', 'bench', 'mutating-policies')));
+    const noPolicies = join(tmp, 'no-policies');
+    mkdirSync(noPolicies);
+    const floorConfig = join(tmp, 'admission-config-floor.yaml');
+    writeFileSync(floorConfig, validatingAdmissionConfig(noPolicies));
     const bodyFile = join(root, 'testdata', 'bench', 'pod-review.json');
     const body = readFileSync(bodyFile);
     const review = JSON.parse(body.toString('utf8')) as { request: { uid: string; object: { spec: { containers: Array<{ securityContext: Record<string, unknown> }> } } } };
@@ -295,6 +240,7 @@ async function main(): Promise<void> {
     const ours: Array<readonly [string, number, string]> = [
       ...poolWorkers.map((w) => [`b${w}`, w, `b${w} daemon, pool of ${w} worker${w === 1 ? '' : 's'}${w === defaultWorkers ? ' (default)' : ''}`] as const),
       ['c', 0, 'c  daemon, --workers 0'],
+      ...(withFloor ? [['f', 0, 'f  daemon, --workers 0, no policies (floor)'] as const] : []),
       ...(withMutate ? [['m', defaultWorkers, `m  daemon, /mutate (10 mutating policies)`] as const] : []),
     ];
     // with --compare, each daemon of the other build right after ours (key and label marked with ')
@@ -307,7 +253,7 @@ async function main(): Promise<void> {
       const health = await freePort();
       const child = node(serverCpus, [
         join(daemonRoot, 'dist', 'cmd', 'static-admissiond.js'), 'serve',
-        '--admission-config', key.startsWith('m') ? mutatingConfig : config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
+        '--admission-config', key.startsWith('m') ? mutatingConfig : key.startsWith('f') ? floorConfig : config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
         '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
         '--workers', String(workers), '--reload-interval', '1h', '--logging-format', 'json',
       ], 'daemon');
@@ -316,9 +262,9 @@ async function main(): Promise<void> {
       child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
       child.on('exit', (code) => { if (code !== 0 && code !== null) process.stderr.write(`daemon ${key} exited ${code}:\n${err}\n`); });
       await until(`daemon ${key} ready`, async () => (await httpStatus(`http://127.0.0.1:${health}/readyz`)) === 200, 120_000);
-      servers.push(key.startsWith('m')
-        ? { key, label, child, target: target(port, body, '"patchType":"JSONPatch"', '/mutate') }
-        : { key, label, child, target: target(port, body, allowed), deny: target(port, privileged, denied) });
+      servers.push(key.startsWith('m') ? { key, label, child, target: target(port, body, '"patchType":"JSONPatch"', '/mutate') }
+        : key.startsWith('f') ? { key, label, child, target: target(port, body, allowed) }
+          : { key, label, child, target: target(port, body, allowed), deny: target(port, privileged, denied) });
     }
     const validating = servers.filter((s) => !s.key.startsWith('m'));
 
