@@ -5,7 +5,8 @@
 // does the work). Two modes, because the cost of a lone evaluation depends on what is still in the CPU caches:
 //   back to back: --requests evaluations in a row, per round;
 //   spaced: --spaced evaluations per round, each after --idle-ms idle (default 20, what 50 req/s leaves between
-//     requests), each timed alone (median and p90 over the round).
+//     requests), each timed alone (median and p90 over the round); with --compare the builds take turns evaluation by
+//     evaluation.
 // `--compare DIR` runs DIR's dist/ (another build) in the same process, rounds alternating, so the ratios are
 // measured under the same machine load. `--cpu-prof` profiles it.
 //
@@ -53,15 +54,21 @@ function backToBack(b: Build, n: number): number {
   return (used.user + used.system) / n;
 }
 
-/** CPU µs of each of `n` evaluations, `idleMs` apart. */
-async function spacedOut(b: Build, n: number): Promise<number[]> {
-  const us: number[] = [];
+/**
+ * CPU µs of `n` evaluations per build, each after `idleMs` idle. The builds take turns evaluation by evaluation, the
+ * order flipping each time: what the machine's other tenants evict while a thread sleeps varies from one second to
+ * the next, by more than the difference between two builds.
+ */
+async function spacedOut(builds: readonly Build[], n: number): Promise<Map<Build, number[]>> {
+  const us = new Map<Build, number[]>(builds.map((b) => [b, []]));
   for (let i = 0; i < n; i++) {
-    await delay(idleMs);
-    const start = process.cpuUsage();
-    evaluate(b, false);
-    const used = process.cpuUsage(start);
-    us.push(used.user + used.system);
+    for (const b of i % 2 === 0 ? builds : [...builds].reverse()) {
+      await delay(idleMs);
+      const start = process.cpuUsage();
+      evaluate(b, false);
+      const used = process.cpuUsage(start);
+      us.get(b)!.push(used.user + used.system);
+    }
   }
   return us;
 }
@@ -85,10 +92,11 @@ async function main(): Promise<void> {
   const p90 = new Map<Build, number[]>(builds.map((b) => [b, []]));
   for (let r = 0; r < rounds; r++) {
     for (const b of builds) b2b.get(b)!.push(backToBack(b, requests));
-    for (const b of spaced > 0 ? builds : []) {
-      const us = await spacedOut(b, spaced);
-      p50.get(b)!.push(quantile(us, 0.5));
-      p90.get(b)!.push(quantile(us, 0.9));
+    if (spaced === 0) continue;
+    const us = await spacedOut(builds, spaced);
+    for (const b of builds) {
+      p50.get(b)!.push(quantile(us.get(b)!, 0.5));
+      p90.get(b)!.push(quantile(us.get(b)!, 0.9));
     }
   }
   console.log(`/validate evaluation, one thread, ${rounds} rounds; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
