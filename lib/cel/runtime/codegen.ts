@@ -48,7 +48,7 @@ export interface GenerateOptions {
 const MAX_GENERATED_NODES = 4000;
 
 const HELPERS = {
-  absorb: absorbed,
+  absorbed,
   logicalError,
   unboundVariable,
   hasField,
@@ -127,7 +127,7 @@ class Generator implements Emitter {
     const t = this.temp();
     this.emit(`let ${t};\ntry {`);
     const v = this.gen(node, scope);
-    this.emit(`${t} = ${v};\n} catch (e) { ${t} = absorb(e); }`);
+    this.emit(`${t} = ${v};\n} catch (e) { ${t} = absorbed(e); }`);
     return t;
   }
 
