@@ -30,7 +30,8 @@
 // --policies DIR (the validating policies instead of testdata/bench/policies: they must admit the pod and deny it when
 // privileged, e.g. a directory holding only 01-pss-privileged.yaml, to see the daemon's cost apart from its policies'),
 // --floor (adds f, the daemon with --workers 0 and no policies at all: what the listener, the decode and the answer
-// add over bare; c's distance from f is then the policies' evaluation).
+// add over bare; c's distance from f is then the policies' evaluation), --low-warmup N (seconds at 200 req/s, not
+// measured, each server takes before the low-rate rounds; default 5, 0 for none: see warmLowRates).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -70,6 +71,9 @@ const rates = list('rates', pinned ? [50, 1000, 5000] : [250, 500, 1000]);
 const lowRates = list('low-rates', pinned ? [] : [50, 200]);
 const lowSeconds = num('low-seconds', 8);
 const lowRounds = num('low-rounds', 3);
+const lowWarmup = num('low-warmup', 5);
+/** the warm-up's rate: lone requests still (the default pool evaluates them inline), 1,000 of them in 5 s */
+const warmupRate = 200;
 const poolWorkers = list('pool-workers', pinned ? [1, 3, 7] : [defaultPoolThreads()]);
 const clientProcesses = Math.max(1, num('client-processes', clientCpus !== undefined ? Math.min(8, cpuCount(clientCpus)) : 1));
 const withMutate = !args.has('no-mutate');
@@ -85,6 +89,9 @@ function node(cpus: string | undefined, argv: readonly string[], stdio: 'server'
 }
 
 const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
+/** p50 and p99 of `sorted` (latencies, ms) over those of `base`: "+0.12 / +0.40" */
+const addedOver = (sorted: Float64Array, base: Float64Array): string =>
+  `${signed(percentile(sorted, 50) - percentile(base, 50))} / ${signed(percentile(sorted, 99) - percentile(base, 99))}`;
 const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
 
 /** A server's CPU seconds over a phase (main thread, whole process, the load processes) and the requests it answered. */
@@ -100,9 +107,26 @@ interface Results {
   readonly cpu: Map<string, CpuSpent>;
   readonly open: Map<string, Map<number, Measured>>;
   readonly low: LowRates;
+  /** each server's warm-up before the low-rate rounds (empty without one) */
+  readonly warmup: Map<string, Measured>;
 }
 
 const lowPercentile = (low: LowRates, key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!.latencies).sort(), p);
+
+/**
+ * Before the low-rate rounds, each server in turn answers lowWarmup seconds of lone requests, not counted in the
+ * rounds. The closed loop before left the pool's evaluation to its workers, so the pool's main thread meets the inline
+ * path there for the first time: V8 optimizes it over the next ~1,000 lone requests, compiling beside them on the
+ * same cores. A daemon goes through that once, over its first ~1,000 lone requests; a busy spell later does not undo
+ * it (docs/adr/0003-thin-main-thread.md, "Seventh pass"). So the rounds measure the settled path, and the warm-up's
+ * own latencies are printed apart: what the first quiet spell after start-up costs.
+ */
+async function warmLowRates(load: LoadGenerators, servers: readonly Server[]): Promise<Map<string, Measured>> {
+  const warmup = new Map<string, Measured>();
+  if (lowRates.length === 0 || lowWarmup <= 0) return warmup;
+  for (const s of servers) warmup.set(s.key, await load.run(s, 'open', { rate: warmupRate, seconds: lowWarmup }));
+  return warmup;
+}
 
 /** Low rates, the wake-up path where a lone request finds every thread asleep: rounds alternate between servers. */
 async function measureLowRates(load: LoadGenerators, servers: readonly Server[]): Promise<LowRates> {
@@ -126,8 +150,17 @@ async function measureLowRates(load: LoadGenerators, servers: readonly Server[])
 }
 
 // The CPU per lone request, against the closed loop's, shows what cold caches cost on the machine at hand.
-function printLowRates(low: LowRates, servers: readonly Server[]): void {
+function printLowRates(low: LowRates, warmup: Map<string, Measured>, servers: readonly Server[]): void {
   if (lowRates.length === 0) return;
+  if (warmup.size > 0) {
+    console.log(`\nlow-rate warm-up — open loop, ${lowWarmup} s at ${warmupRate} req/s per server right after the busy phases, not in the rounds: p50 / p99 ms (added over a)`);
+    const bare = warmup.get('a')!.latencies;
+    for (const s of servers) {
+      const { latencies } = warmup.get(s.key)!;
+      const added = s.key === 'a' ? '' : ` (${addedOver(latencies, bare)})`;
+      console.log(`${s.label.padEnd(46)}${`${fmt(percentile(latencies, 50))} / ${fmt(percentile(latencies, 99))}${added}`.padStart(44)}`);
+    }
+  }
   console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
   console.log(`${'server'.padEnd(46)}${lowRates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
   for (const s of servers) {
@@ -148,7 +181,7 @@ function printLowRates(low: LowRates, servers: readonly Server[]): void {
 }
 
 /** The hot-path issues' bars: those of issue 27 hold on any machine, the throughput and rate ones want a pinned run. */
-function printBars({ perRound, cpu, open, low }: Results): void {
+function printBars({ perRound, cpu, open, low, warmup }: Results): void {
   const b = `b${defaultWorkers}`;
   console.log(`\nbars (the default pool is ${b}${perRound.has(b) ? '' : ': not measured, name it in --pool-workers'}):`);
   if (!perRound.has(b)) return;
@@ -174,6 +207,8 @@ function printBars({ perRound, cpu, open, low }: Results): void {
     const p99 = lowPercentile(low, b, 50, 99) - lowPercentile(low, 'a', 50, 99);
     console.log(`  ${b} at 50 req/s (low rounds): added p50 <= 0.3 ms ${signed(p50).padStart(6)} ms  ${pass(p50 <= 0.3)}`);
     console.log(`  ${b} at 50 req/s (low rounds): added p99 <= 0.6 ms ${signed(p99).padStart(6)} ms  ${pass(p99 <= 0.6)}`);
+    const first = warmup.get(b);
+    if (first !== undefined) console.log(`    (${b}'s first quiet spell, the warm-up at ${warmupRate} req/s: added p50 / p99 ${addedOver(first.latencies, warmup.get('a')!.latencies)} ms, not a bar)`);
   }
   const ratio = median(perRound.get(b)!.map((v, i) => v / perRound.get('a')![i]!));
   console.log(`  max throughput of ${b} >= 0.8 of a's             ${fmt(ratio).padStart(8)}        ${pass(ratio >= 0.8)}`);
@@ -327,9 +362,10 @@ async function main(): Promise<void> {
       console.log(`${s.label.padEnd(46)}${cells.join('')}`);
     }
 
+    const warmup = await warmLowRates(load, validating);
     const low = await measureLowRates(load, validating);
-    printLowRates(low, validating);
-    printBars({ perRound, cpu, open, low });
+    printLowRates(low, warmup, validating);
+    printBars({ perRound, cpu, open, low, warmup });
     if (compare !== undefined) {
       console.log(`\nthis build against ${compare} (median of per-round paired ratios; CPU per request over all rounds, main / total):`);
       for (const [key] of ours) {
