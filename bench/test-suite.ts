@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadOfflineChain } from '../lib/cli/chain.js';
+import { loadOfflineChain } from '../lib/review/chain.js';
 import type { JsonObject } from '../lib/manifest/document.js';
 import { createLogger } from '../lib/log/logger.js';
 import { answerCase, admissionSetupOf, prepareSuite } from '../lib/testsuite/run.js';

@@ -18,7 +18,7 @@ import { runReplay } from '../replay/run.js';
 import type { Progress } from '../replay/run.js';
 import { ReplayShard } from '../replay/shard.js';
 import type { EventResult } from '../replay/shard.js';
-import type { OfflineChain } from './chain.js';
+import type { OfflineChain } from '../review/chain.js';
 import { authorizationFlag } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';

@@ -32,7 +32,7 @@ import { reportLoad, reportReload } from './load-report.js';
 import type { LoadReportOptions } from './load-report.js';
 import { InitialLoadError, ManifestSource } from '../reload/manifest-source.js';
 import { Shadow } from '../shadow/shadow.js';
-import { createAdmissionPaths } from './chain.js';
+import { createAdmissionPaths } from '../review/chain.js';
 import { admissionSetupFrom, authorizationClientFrom, authorizationFlag, configFlags, crdFlag, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import type { CommandIO } from './common.js';

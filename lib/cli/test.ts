@@ -10,8 +10,8 @@ import { jsonReport, junitReport, textReport, totals } from '../testsuite/report
 import type { SuiteReport } from '../testsuite/report.js';
 import { admissionSetupOf, prepareSuite, runCases } from '../testsuite/run.js';
 import { readSuite } from '../testsuite/suite.js';
-import { loadOfflineChain } from './chain.js';
-import type { Endpoint } from './chain.js';
+import { loadOfflineChain } from '../review/chain.js';
+import type { Endpoint } from '../review/chain.js';
 import { authorizationClientFrom, authorizationFlag, crdFlag } from './common.js';
 import type { SchemaSource } from '../cel/index.js';
 import { schemaSourceFor } from '../manifest/crds.js';

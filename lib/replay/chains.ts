@@ -1,8 +1,8 @@
 // The manifest sets a replay decides with, described as plain data so that every worker thread loads the same ones,
-// and loaded through the one builder of the admission chain (lib/cli/chain.ts loadOfflineChain), which `serve`,
+// and loaded through the one builder of the admission chain (lib/review/chain.ts loadOfflineChain), which `serve`,
 // `review` and `test` use too: replay cannot decide differently from the daemon.
-import { loadOfflineChain } from '../cli/chain.js';
-import type { OfflineChain } from '../cli/chain.js';
+import { loadOfflineChain } from '../review/chain.js';
+import type { OfflineChain } from '../review/chain.js';
 import { readAdmissionConfiguration } from '../config/admission-config.js';
 import { defaultFeatureGates, parseFeatureGates } from '../config/feature-gates.js';
 import type { Logger } from '../log/logger.js';

@@ -1,5 +1,5 @@
 // Deciding one replayed write through a manifest set exactly as the daemon would: /mutate, then (unless it denied)
-// /validate, through the chain `serve`, `review` and `test` share (lib/cli/chain.ts), combined as kube-apiserver
+// /validate, through the chain `serve`, `review` and `test` share (lib/review/chain.ts), combined as kube-apiserver
 // combines them (warnings and audit annotations of both calls; the first denial ends the request).
 //
 // Before anything runs, the set is asked whether it reads what the log lacks (request.ts `missing`): a policy or

@@ -5,7 +5,8 @@
 //   receive (this file) → decode (decode.ts) → match → evaluate (evaluate.ts: on this thread, or on a policy worker
 //   through the pool, as dispatch.ts decides) → answer (answer.ts)
 //
-// The transport never parses a review: a malformed one comes back as a 400 answer like any other.
+// The transport never parses a review: a malformed one comes back as a 400 answer like any other. chain.ts assembles
+// the endpoints' chains (policies, then webhooks) that `serve`, `review`, `test` and `replay` share.
 
 /** A request as the transport hands it to the request path. */
 export interface Delivery {

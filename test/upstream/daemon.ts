@@ -1,11 +1,11 @@
 // The daemon's side of each differential comparison, in-process, through the very code its commands run: loads as
 // `validate` loads (lib/reload/pipeline.ts loadSnapshotSync), decisions through the admission chain `serve`,
-// `review` and `test` share (lib/cli/chain.ts createAdmissionChain), and the mutated object as the apiserver makes
+// `review` and `test` share (lib/review/chain.ts createAdmissionChain), and the mutated object as the apiserver makes
 // it from the daemon's JSONPatch (lib/admission/mutate.ts patchedObject). Answers take the oracle's shapes
 // (oracle.ts), so compare.ts can set them side by side.
 import type { AdmissionRequest, AdmissionResponse } from '../../lib/api/admission.js';
 import { patchedObject } from '../../lib/admission/mutate.js';
-import { createAdmissionChain } from '../../lib/cli/chain.js';
+import { createAdmissionChain } from '../../lib/review/chain.js';
 import { ManifestError } from '../../lib/manifest/errors.js';
 import { pluginKinds } from '../../lib/manifest/plugins.js';
 import type { PluginName } from '../../lib/manifest/plugins.js';
