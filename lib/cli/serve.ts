@@ -2,9 +2,12 @@
 // listener opens), then keeps them current and serves health and metrics until the signal aborts.
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { AdmissionConfigError } from '../config/admission-config.js';
+import type { AdmissionSetup } from '../config/admission-config.js';
+import type { FeatureGates } from '../config/feature-gates.js';
 import { startHealthServer } from '../health/server.js';
 import { minWorkerMaxOldSpaceMb } from '../admission/pool/pool.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
+import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import { generateDevCertificates } from '../server/dev-cert.js';
 import type { DevCertificates } from '../server/dev-cert.js';
 import type { LoadedPlugin } from '../registration/coverage.js';
@@ -18,12 +21,14 @@ import type { AdmissionServer } from '../server/server.js';
 import { join } from 'node:path';
 import { apiServerIDHash, defaultAPIServerID } from '../identity/apiserver-id.js';
 import { createLogger } from '../log/logger.js';
-import type { LogFormat } from '../log/logger.js';
+import type { LogFormat, Logger } from '../log/logger.js';
 import { createReloadMetrics } from '../metrics/reload.js';
 import { ManifestSource } from '../reload/manifest-source.js';
 import type { Snapshot } from '../reload/snapshot.js';
 import { Shadow } from '../shadow/shadow.js';
+import type { SubjectAccessReviewClient } from '../webhook/subject-access-review.js';
 import { createAdmissionPaths } from '../review/chain.js';
+import type { AdmissionPaths } from '../review/chain.js';
 import { admissionSetupFrom, authorizationClientFrom, featureGatesFrom, packageRoot, packageVersion } from './common.js';
 import type { CommandIO } from './common.js';
 import { flagBool, flagNumber, flagString, parseFlags, UsageError, usageText } from './flags.js';
@@ -42,31 +47,14 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   const format = flagString(flags, 'logging-format');
   if (format !== 'text' && format !== 'json') throw new UsageError(`invalid --logging-format ${JSON.stringify(format)}: must be text or json`);
   const log = createLogger({ format: format as LogFormat, verbosity: flagNumber(flags, 'v'), write: (line) => io.stderr(line + '\n'), source: 'serve' });
-  const certificate = certificateFlags(flags);
-  const workers = flagNumber(flags, 'workers');
-  if (!Number.isInteger(workers) || workers < 0) throw new UsageError(`invalid --workers ${workers}: must be 0 (evaluate on the main thread) or more`);
-  const workerHeapMb = flagNumber(flags, 'worker-max-old-space-size');
-  if (!Number.isInteger(workerHeapMb) || workerHeapMb < minWorkerMaxOldSpaceMb) throw new UsageError(`invalid --worker-max-old-space-size ${workerHeapMb}: must be at least ${minWorkerMaxOldSpaceMb} (MiB)`);
-  const limits = listenerLimits(flags);
-  let setup;
-  let gates;
-  try {
-    gates = featureGatesFrom(flags);
-    setup = admissionSetupFrom(flags, gates);
-  } catch (err) {
-    if (err instanceof AdmissionConfigError || err instanceof Error) {
-      log.error(err, 'Invalid admission configuration', { config: flagString(flags, 'admission-config') });
-      return 1;
-    }
-    throw err;
-  }
+  const { certificate, workers, workerHeapMb, limits } = checkedFlags(flags);
+  const configuration = admissionConfiguration(flags, log);
+  if (configuration === undefined) return 1;
+  const { setup, gates } = configuration;
   const apiServerID = flags.set.has('apiserver-id') ? flagString(flags, 'apiserver-id') : defaultAPIServerID();
   log.info('Starting static-admissiond', { version: packageVersion(), admissionConfig: setup.configFile, apiServerID, plugins: setup.plugins.map((p) => p.plugin) });
 
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  new Gauge({ name: 'static_admissiond_build_info', help: 'A metric with a constant 1 value labelled by the version of static-admissiond and of Node.js.', labelNames: ['version', 'node_version'] as const, registers: [registry] })
-    .set({ version: packageVersion(), node_version: process.version }, 1);
+  const registry = daemonRegistry();
   const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));
   const sources = setup.plugins.map((p) => new ManifestSource({
     plugin: p.plugin,
@@ -90,19 +78,8 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   const current = (plugin: string): Snapshot | undefined => sources.find((s) => s.plugin === plugin)?.current();
 
   // The static webhooks' plugins: their kubeconfig credentials are read now (an unreadable one fails startup).
-  try {
-    running.webhookPlugins = createWebhookPlugins({
-      plugins: setup.plugins,
-      snapshot: current,
-      registry,
-      logger: log.with('webhook'),
-      excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
-      ...authorizationOption,
-    });
-  } catch (err) {
-    log.error(err, 'Failed to load the webhook kubeconfig', { plugins: setup.plugins.filter((p) => p.kubeConfigFile !== '').map((p) => `${p.plugin}=${p.kubeConfigFile}`) });
-    return closeAfterFailure(running);
-  }
+  running.webhookPlugins = webhooks(setup, gates, { snapshot: current, registry, log, ...authorizationOption });
+  if (running.webhookPlugins === undefined) return closeAfterFailure(running);
   const pool = await startPolicyPool(flags, sources, { workers, workerHeapMb, registry, log });
   if (pool === 'failed') return closeAfterFailure(running);
   running.pool = pool;
@@ -126,30 +103,8 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   }
   log.info('Serving health and metrics', { url: running.health.url });
 
-  let admission: AdmissionServer;
-  try {
-    running.devCerts = certificate.dev && certificate.certFile === '' ? await generateDevCertificates() : undefined;
-    admission = running.admission = await startAdmissionServer({
-      bindAddress: flagString(flags, 'bind-address'),
-      port: flagNumber(flags, 'secure-port'),
-      tls: {
-        certFile: running.devCerts?.certFile ?? certificate.certFile,
-        keyFile: running.devCerts?.keyFile ?? certificate.keyFile,
-        ...(flagString(flags, 'client-ca-file') === '' ? {} : { clientCAFile: flagString(flags, 'client-ca-file') }),
-      },
-      routes: {
-        '/validate': { reviewer: paths['/validate'] },
-        '/mutate': { reviewer: paths['/mutate'] },
-      },
-      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Uint8Array) => shadow.observe(endpoint, body, answer) } : {}),
-      limits,
-      logger: log.with('server'),
-      registry,
-    });
-  } catch (err) {
-    log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
-    return closeAfterFailure(running);
-  }
+  const admission = await startAdmission(flags, running, { certificate, paths, shadow, limits, registry, log });
+  if (admission === undefined) return closeAfterFailure(running);
   state.admissionListening = true;
   log.info('Serving admission webhooks', { url: admission.url });
   const loaded = (): LoadedPlugin[] => sources.flatMap((s) => {
@@ -187,8 +142,108 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   return 0;
 }
 
+/** --tls-cert-file and --tls-private-key-file, or --dev (a throw-away certificate when they are not given). */
+interface ServingCertificate {
+  readonly dev: boolean;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** The AdmissionConfiguration and the feature gates; undefined (logged) when they cannot be read. */
+function admissionConfiguration(flags: ParsedFlags, log: Logger): { readonly setup: AdmissionSetup; readonly gates: FeatureGates } | undefined {
+  try {
+    const gates = featureGatesFrom(flags);
+    return { setup: admissionSetupFrom(flags, gates), gates };
+  } catch (err) {
+    if (err instanceof AdmissionConfigError || err instanceof Error) {
+      log.error(err, 'Invalid admission configuration', { config: flagString(flags, 'admission-config') });
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** The static webhooks' plugins, their kubeconfigs read now; undefined (logged) when one cannot be read. */
+function webhooks(setup: AdmissionSetup, gates: FeatureGates, options: {
+  readonly snapshot: (plugin: string) => Snapshot | undefined;
+  readonly registry: Registry;
+  readonly log: Logger;
+  readonly authorization?: SubjectAccessReviewClient;
+}): WebhookPlugins | undefined {
+  try {
+    return createWebhookPlugins({
+      plugins: setup.plugins,
+      snapshot: options.snapshot,
+      registry: options.registry,
+      logger: options.log.with('webhook'),
+      excludeWebhookVirtualResources: gates.ExcludeAdmissionWebhookVirtualResources,
+      ...(options.authorization === undefined ? {} : { authorization: options.authorization }),
+    });
+  } catch (err) {
+    options.log.error(err, 'Failed to load the webhook kubeconfig', { plugins: setup.plugins.filter((p) => p.kubeConfigFile !== '').map((p) => `${p.plugin}=${p.kubeConfigFile}`) });
+    return undefined;
+  }
+}
+
+/** The registry /metrics serves: Node's default metrics and static_admissiond_build_info; the parts add theirs. */
+function daemonRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({ name: 'static_admissiond_build_info', help: 'A metric with a constant 1 value labelled by the version of static-admissiond and of Node.js.', labelNames: ['version', 'node_version'] as const, registers: [registry] })
+    .set({ version: packageVersion(), node_version: process.version }, 1);
+  return registry;
+}
+
+/**
+ * The HTTPS admission listener on POST /validate and /mutate (with --dev and no certificate, a throw-away one, kept in
+ * `running` to be removed at exit). Undefined (logged) when it cannot start.
+ */
+async function startAdmission(flags: ParsedFlags, running: Running, options: {
+  readonly certificate: ServingCertificate;
+  readonly paths: AdmissionPaths;
+  readonly shadow: Shadow | undefined;
+  readonly limits: AdmissionServerLimits;
+  readonly registry: Registry;
+  readonly log: Logger;
+}): Promise<AdmissionServer | undefined> {
+  const { certificate, paths, shadow, log } = options;
+  try {
+    running.devCerts = certificate.dev && certificate.certFile === '' ? await generateDevCertificates() : undefined;
+    return running.admission = await startAdmissionServer({
+      bindAddress: flagString(flags, 'bind-address'),
+      port: flagNumber(flags, 'secure-port'),
+      tls: {
+        certFile: running.devCerts?.certFile ?? certificate.certFile,
+        keyFile: running.devCerts?.keyFile ?? certificate.keyFile,
+        ...(flagString(flags, 'client-ca-file') === '' ? {} : { clientCAFile: flagString(flags, 'client-ca-file') }),
+      },
+      routes: {
+        '/validate': { reviewer: paths['/validate'] },
+        '/mutate': { reviewer: paths['/mutate'] },
+      },
+      ...(shadow ? { afterAnswer: (endpoint: string, body: Buffer, answer: Uint8Array) => shadow.observe(endpoint, body, answer) } : {}),
+      limits: options.limits,
+      logger: log.with('server'),
+      registry: options.registry,
+    });
+  } catch (err) {
+    log.error(err, 'Failed to start the admission listener', { address: `${flagString(flags, 'bind-address')}:${flagNumber(flags, 'secure-port')}` });
+    return undefined;
+  }
+}
+
+/** The flags whose values are checked before anything starts; a bad one is a usage error (exit 2). */
+function checkedFlags(flags: ParsedFlags): { readonly certificate: ServingCertificate; readonly workers: number; readonly workerHeapMb: number; readonly limits: AdmissionServerLimits } {
+  const certificate = certificateFlags(flags);
+  const workers = flagNumber(flags, 'workers');
+  if (!Number.isInteger(workers) || workers < 0) throw new UsageError(`invalid --workers ${workers}: must be 0 (evaluate on the main thread) or more`);
+  const workerHeapMb = flagNumber(flags, 'worker-max-old-space-size');
+  if (!Number.isInteger(workerHeapMb) || workerHeapMb < minWorkerMaxOldSpaceMb) throw new UsageError(`invalid --worker-max-old-space-size ${workerHeapMb}: must be at least ${minWorkerMaxOldSpaceMb} (MiB)`);
+  return { certificate, workers, workerHeapMb, limits: listenerLimits(flags) };
+}
+
 /** The serving certificate's files, or --dev's throw-away one (when no --tls-cert-file is given). */
-function certificateFlags(flags: ParsedFlags): { readonly dev: boolean; readonly certFile: string; readonly keyFile: string } {
+function certificateFlags(flags: ParsedFlags): ServingCertificate {
   const dev = flagBool(flags, 'dev');
   const certFile = flagString(flags, 'tls-cert-file');
   const keyFile = flagString(flags, 'tls-private-key-file');
