@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import type { HealthCheck } from '../health/checks.js';
+import type { HealthServer } from '../health/server.js';
 import { PolicyPool } from '../admission/pool/pool.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { SchemaSource } from '../cel/index.js';
@@ -55,7 +56,7 @@ export interface Running {
   webhookPlugins?: WebhookPlugins;
   pool?: PolicyPool | undefined;
   shadow?: Shadow | undefined;
-  health?: { readonly url: string; close(): Promise<void> };
+  health?: HealthServer;
   devCerts?: DevCertificates | undefined;
   admission?: AdmissionServer;
 }

@@ -121,10 +121,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     log.error(err, 'Failed to set up the registration checks', { registrationFile: flagString(flags, 'registration-file'), writeRegistration: flagString(flags, 'write-registration') });
     return closeAfterFailure(running);
   }
-  if (keeper) {
-    const started = keeper;
-    for (const source of sources) source.on('reload', (event) => started.onReload(event.outcome === 'reloaded'));
-  }
+  if (keeper) for (const source of sources) source.on('reload', (event) => keeper?.onReload(event.outcome === 'reloaded'));
 
   const stop = new AbortController();
   const loops = [...sources.map((s) => s.run(stop.signal)), ...(keeper ? [keeper.watch(stop.signal, flagNumber(flags, 'reload-interval'))] : [])];
