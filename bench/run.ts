@@ -92,6 +92,9 @@ const signed = (v: number): string => `${v >= 0 ? '+' : ''}${fmt(v)}`;
 /** p50 and p99 of `sorted` (latencies, ms) over those of `base`: "+0.12 / +0.40" */
 const addedOver = (sorted: Float64Array, base: Float64Array): string =>
   `${signed(percentile(sorted, 50) - percentile(base, 50))} / ${signed(percentile(sorted, 99) - percentile(base, 99))}`;
+/** "p50 / p99" of `sorted`, and what it adds over `base` (none for bare itself) */
+const latencyCell = (sorted: Float64Array, base: Float64Array | undefined): string =>
+  `${fmt(percentile(sorted, 50))} / ${fmt(percentile(sorted, 99))}${base === undefined ? '' : ` (${addedOver(sorted, base)})`}`;
 const pass = (ok: boolean): string => (ok ? 'PASS' : 'FAIL');
 
 /** A server's CPU seconds over a phase (main thread, whole process, the load processes) and the requests it answered. */
@@ -111,15 +114,17 @@ interface Results {
   readonly warmup: Map<string, Measured>;
 }
 
-const lowPercentile = (low: LowRates, key: string, rate: number, p: number): number => percentile(Float64Array.from(low.get(key)!.get(rate)!.latencies).sort(), p);
+/** A server's latencies at a low rate, pooled over the rounds, sorted. */
+const pooledLatencies = (low: LowRates, key: string, rate: number): Float64Array => Float64Array.from(low.get(key)!.get(rate)!.latencies).sort();
+const lowPercentile = (low: LowRates, key: string, rate: number, p: number): number => percentile(pooledLatencies(low, key, rate), p);
 
 /**
  * Before the low-rate rounds, each server in turn answers lowWarmup seconds of lone requests, not counted in the
- * rounds. The closed loop before left the pool's evaluation to its workers, so the pool's main thread meets the inline
- * path there for the first time: V8 optimizes it over the next ~1,000 lone requests, compiling beside them on the
- * same cores. A daemon goes through that once, over its first ~1,000 lone requests; a busy spell later does not undo
- * it (docs/adr/0003-thin-main-thread.md, "Seventh pass"). So the rounds measure the settled path, and the warm-up's
- * own latencies are printed apart: what the first quiet spell after start-up costs.
+ * rounds. The closed loop left the pool's evaluation to its workers, so the pool's main thread runs the inline path
+ * only from the open-loop phases on, and V8 optimizes it over its first ~1,000 lone requests, compiling beside them on
+ * the same cores. A daemon goes through that once; a busy spell later does not undo it (docs/adr/0003-thin-main-
+ * thread.md, "Seventh pass"). With the warm-up the rounds measure the settled path, whatever --rates ran before them,
+ * and the warm-up's own latencies are printed apart: what the first quiet spell after start-up costs.
  */
 async function warmLowRates(load: LoadGenerators, servers: readonly Server[]): Promise<Map<string, Measured>> {
   const warmup = new Map<string, Measured>();
@@ -155,21 +160,15 @@ function printLowRates(low: LowRates, warmup: Map<string, Measured>, servers: re
   if (warmup.size > 0) {
     console.log(`\nlow-rate warm-up — open loop, ${lowWarmup} s at ${warmupRate} req/s per server right after the busy phases, not in the rounds: p50 / p99 ms (added over a)`);
     const bare = warmup.get('a')!.latencies;
-    for (const s of servers) {
-      const { latencies } = warmup.get(s.key)!;
-      const added = s.key === 'a' ? '' : ` (${addedOver(latencies, bare)})`;
-      console.log(`${s.label.padEnd(46)}${`${fmt(percentile(latencies, 50))} / ${fmt(percentile(latencies, 99))}${added}`.padStart(44)}`);
-    }
+    for (const s of servers) console.log(`${s.label.padEnd(46)}${latencyCell(warmup.get(s.key)!.latencies, s.key === 'a' ? undefined : bare).padStart(44)}`);
   }
   console.log(`\nlow rates — open loop, ${lowRounds} rounds × ${lowSeconds} s per rate, servers alternating; latencies pooled over rounds: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
   console.log(`${'server'.padEnd(46)}${lowRates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
   for (const s of servers) {
     const cells = lowRates.map((rate) => {
       const { cpu } = low.get(s.key)!.get(rate)!;
-      const p50 = lowPercentile(low, s.key, rate, 50);
-      const p99 = lowPercentile(low, s.key, rate, 99);
-      const added = s.key === 'a' ? '' : ` (${signed(p50 - lowPercentile(low, 'a', rate, 50))} / ${signed(p99 - lowPercentile(low, 'a', rate, 99))})`;
-      return `${fmt(p50)} / ${fmt(p99)}${added} [${perRequest(cpu.main, cpu.n)}/${perRequest(cpu.total, cpu.n)}]`.padStart(44);
+      const cell = latencyCell(pooledLatencies(low, s.key, rate), s.key === 'a' ? undefined : pooledLatencies(low, 'a', rate));
+      return `${cell} [${perRequest(cpu.main, cpu.n)}/${perRequest(cpu.total, cpu.n)}]`.padStart(44);
     });
     console.log(`${s.label.padEnd(46)}${cells.join('')}`);
   }
@@ -351,13 +350,11 @@ async function main(): Promise<void> {
     for (const rate of rates) for (const s of servers) open.get(s.key)!.set(rate, await load.run(s, 'open', { rate, seconds: openSeconds }));
     console.log(`\nlatency at fixed offered rates — open loop, ${openSeconds} s per rate, timed from when each request was due: p50 / p99 ms (added over a) [CPU µs/req main / total]`);
     console.log(`${'server'.padEnd(46)}${rates.map((r) => `${r} req/s`.padStart(44)).join('')}`);
-    const at = (key: string, rate: number, p: number): number => percentile(open.get(key)!.get(rate)!.latencies, p);
     for (const s of servers) {
       const cells = rates.map((rate) => {
         const res = open.get(s.key)!.get(rate)!;
-        const added = s.key === 'a' ? '' : ` (${signed(at(s.key, rate, 50) - at('a', rate, 50))} / ${signed(at(s.key, rate, 99) - at('a', rate, 99))})`;
         const errors = res.errors > 0 ? ` ${res.errors} err` : '';
-        return `${fmt(at(s.key, rate, 50))} / ${fmt(at(s.key, rate, 99))}${added} [${perRequest(res.mainCpu, res.completed)}/${perRequest(res.totalCpu, res.completed)}]${errors}`.padStart(44);
+        return `${latencyCell(res.latencies, s.key === 'a' ? undefined : open.get('a')!.get(rate)!.latencies)} [${perRequest(res.mainCpu, res.completed)}/${perRequest(res.totalCpu, res.completed)}]${errors}`.padStart(44);
       });
       console.log(`${s.label.padEnd(46)}${cells.join('')}`);
     }
