@@ -1,7 +1,7 @@
 // The admission chain exactly as `serve` answers it — POST /validate (the static-name guard, the
 // ValidatingAdmissionPolicy plugin, then the ValidatingAdmissionWebhook plugin) and POST /mutate (the
-// MutatingAdmissionPolicy plugin, then the MutatingAdmissionWebhook plugin) — built in one place for `serve`, `review`
-// and `test`, so that the offline commands cannot decide differently from the daemon.
+// MutatingAdmissionPolicy plugin, then the MutatingAdmissionWebhook plugin) — built in one place for `serve`, `review`,
+// `test` and `replay`, so that the offline commands cannot decide differently from the daemon.
 import type { Registry } from 'prom-client';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
