@@ -33,7 +33,7 @@ import { send } from './hostile-client.js';
 import type { Endpoint, Outcome } from './hostile-client.js';
 import { hostileCatalogue } from './hostile-inputs.js';
 import type { HostileCase } from './hostile-inputs.js';
-import { benchWorkspace, cpuSeconds, fmt, freePort, generator, httpStatus, metricsText, mutatingAdmissionConfig, until, writeServingCertificate } from './util.js';
+import { benchWorkspace, cpuSeconds, executableArgv, fmt, freePort, generator, httpStatus, metricsText, mutatingAdmissionConfig, until, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -95,7 +95,7 @@ async function startDaemon(tmp: string, children: ChildProcess[]): Promise<Daemo
   const env = args.has('no-unit-environment') || !existsSync(unitFile) ? {} : unitEnvironment(readFileSync(unitFile, 'utf8'));
   if (!args.has('quiet')) process.stderr.write(`daemon environment from systemd/static-admissiond.service: ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}\n`);
   const child = spawn(process.execPath, [
-    ...nodeOptions, join(daemonRoot, 'dist/cmd/static-admissiond.js'), 'serve',
+    ...nodeOptions, ...executableArgv(daemonRoot), 'serve',
     '--admission-config', config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
     '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
     '--reload-interval', '1h', '--logging-format', 'json',

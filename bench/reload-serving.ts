@@ -14,7 +14,7 @@ import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import { generate, generateAsync } from './generate.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { LoadResult, Target } from './load.js';
-import { freePort, httpStatus, metricsText, until, validatingAdmissionConfig } from './util.js';
+import { commandArgv, freePort, httpStatus, metricsText, until, validatingAdmissionConfig } from './util.js';
 
 export interface PhaseResult {
   readonly load: LoadResult;
@@ -55,7 +55,7 @@ export async function servingDuringReload(options: { policies: number; rate: num
     const port = await freePort();
     const health = await freePort();
     child = spawn(process.execPath, [
-      daemon, 'serve', '--admission-config', join(tmp, 'admission-config.yaml'),
+      ...commandArgv(daemon), 'serve', '--admission-config', join(tmp, 'admission-config.yaml'),
       '--tls-cert-file', join(tmp, 'tls.crt'), '--tls-private-key-file', join(tmp, 'tls.key'),
       '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
       '--reload-interval', '1h', '--logging-format', 'json',

@@ -43,7 +43,7 @@ import { LoadGenerators, perRequest } from './load-generators.js';
 import type { Measured, Server } from './load-generators.js';
 import type { WireTarget } from './load-process.js';
 import { percentile } from './load.js';
-import { benchWorkspace, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
+import { benchWorkspace, executableArgv, fmt, freePort, httpStatus, median, mutatingAdmissionConfig, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -286,7 +286,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       const health = await freePort();
       const child = node(serverCpus, [
-        join(daemonRoot, 'dist', 'cmd', 'static-admissiond.js'), 'serve',
+        ...executableArgv(daemonRoot), 'serve',
         '--admission-config', key.startsWith('m') ? mutatingConfig : key.startsWith('f') ? floorConfig : config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
         '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
         '--workers', String(workers), '--reload-interval', '1h', '--logging-format', 'json',

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { Target } from './load.js';
-import { benchWorkspace, fmt, freePort, httpStatus, metricsText, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
+import { benchWorkspace, executableArgv, fmt, freePort, httpStatus, metricsText, until, validatingAdmissionConfig, writeServingCertificate } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       const health = await freePort();
       const child = spawn(process.execPath, [
-        join(dir, 'dist', 'cmd', 'static-admissiond.js'), 'serve', '--admission-config', config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
+        ...executableArgv(dir), 'serve', '--admission-config', config, '--tls-cert-file', certFile, '--tls-private-key-file', keyFile,
         '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
         ...(workers === undefined ? [] : ['--workers', workers]), '--reload-interval', '1h', '--logging-format', 'json',
       ], { stdio: ['ignore', 'ignore', 'pipe'] });

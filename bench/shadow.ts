@@ -35,7 +35,7 @@ import type { PolicySet } from '../lib/shadow/evaluate.js';
 import { Shadow } from '../lib/shadow/shadow.js';
 import { newAgent, openLoop, percentile, postOnce } from './load.js';
 import type { Target } from './load.js';
-import { benchWorkspace, cpuSeconds, fmt, freePort, httpStatus, median, metricsText, until, validatingAdmissionConfig } from './util.js';
+import { benchWorkspace, cpuSeconds, executableArgv, fmt, freePort, httpStatus, median, metricsText, until, validatingAdmissionConfig } from './util.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = new Map<string, string>();
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       const health = await freePort();
       const child = spawn(process.execPath, [
-        join(root, 'dist', 'cmd', 'static-admissiond.js'), 'serve', '--admission-config', config,
+        ...executableArgv(root), 'serve', '--admission-config', config,
         '--tls-cert-file', join(tmp, 'tls.crt'), '--tls-private-key-file', join(tmp, 'tls.key'),
         '--bind-address', '127.0.0.1', '--secure-port', String(port), '--health-bind-address', `127.0.0.1:${health}`,
         '--workers', String(workers), '--reload-interval', '1h', '--logging-format', 'json',

@@ -18,6 +18,7 @@ import { typeCheckManifests } from '../lib/manifest/type-check.js';
 import { authorizerWarnings, manifestWarnings } from '../lib/manifest/warnings.js';
 import { compileManifests, loadManifests, readManifestFilesSync } from '../lib/reload/pipeline.js';
 import { generate } from './generate.js';
+import { commandArgv } from './util.js';
 
 const plugin = 'ValidatingAdmissionPolicy';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -67,7 +68,7 @@ try {
 
   const timed = (args: readonly string[]): number => {
     const t0 = performance.now();
-    execFileSync(process.execPath, [executable, ...args], { stdio: 'ignore' });
+    execFileSync(process.execPath, [...commandArgv(executable), ...args], { stdio: 'ignore' });
     return performance.now() - t0;
   };
   for (const n of [100, 1000]) {

@@ -1,4 +1,5 @@
-// Shared by the benchmark harnesses: free loopback ports, readiness polling, process CPU from /proc, statistics.
+// Shared by the benchmark harnesses: the daemon's command line, free loopback ports, readiness polling, process CPU
+// from /proc, statistics.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -9,6 +10,27 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createCertificateAuthority } from '../lib/server/dev-cert.js';
 import type { CertificateAuthority } from '../lib/server/dev-cert.js';
+
+/** The node flags of an executable's `#!/usr/bin/env -S node FLAGS…` line (none for `#!/usr/bin/env node`). */
+export function shebangNodeFlags(text: string): string[] {
+  const first = text.slice(0, Math.max(0, text.indexOf('\n')));
+  const m = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/.exec(first);
+  return m === null ? [] : m[1]!.split(' ').filter((flag) => flag !== '');
+}
+
+/**
+ * `node` arguments that start the daemon of the build at `buildRoot` as its installed command does: the flags of
+ * dist/cmd/static-admissiond.js's `#!` line, then the file. Benches measure the daemon as systemd runs it; another
+ * build (--compare, --root) runs with its own line.
+ */
+export function executableArgv(buildRoot: string): string[] {
+  return commandArgv(join(buildRoot, 'dist', 'cmd', 'static-admissiond.js'));
+}
+
+/** `node` arguments that run the executable `file` as its `#!` line does. */
+export function commandArgv(file: string): string[] {
+  return [...shebangNodeFlags(readFileSync(file, 'utf8')), file];
+}
 
 export async function freePort(): Promise<number> {
   const s = createServer();
