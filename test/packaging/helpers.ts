@@ -13,7 +13,7 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 export const packageJson = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string; engines: { node: string } };
 export const version = packageJson.version;
 export const name = 'static-admissiond';
-// The installed command's "#!/usr/bin/env node" finds the node running these tests first.
+// The installed command's "#!/usr/bin/env -S node …" finds the node running these tests first.
 export const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
 export const has = (command: string): boolean => !spawnSync(command, ['--version'], { stdio: 'ignore' }).error;
 /** A test's skip option: skipped where `tool` is missing, except under CI=true, which installs it (.ci/run). */
