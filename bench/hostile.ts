@@ -205,8 +205,9 @@ async function main(): Promise<number> {
     if (crashed === undefined) {
       await until('the pool to empty', async () => metricValue(await metricsText(daemon.metrics), 'static_admissiond_policy_pool_tasks_in_flight') === 0, 60_000);
       idleRss = processMemory(pid).rss;
-      // RSS settles once the threads' idle collections are done (V8's memory reducer starts them 8 s after the last
-      // full collection): wait until it moved less than 1 MiB over 12 s, for at most a minute
+      // RSS settles once the workers' idle collections are done (V8's memory reducer, which the main thread runs
+      // without, cmd/engine.ts, starts them 8 s after the last full collection): wait until it moved less than 1 MiB
+      // over 12 s, for at most a minute
       const samples: number[] = [];
       await until('RSS to settle', () => {
         samples.push(processMemory(pid).rss);
