@@ -52,7 +52,10 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   if (configuration === undefined) return 1;
   const { setup, gates } = configuration;
   const apiServerID = flags.set.has('apiserver-id') ? flagString(flags, 'apiserver-id') : defaultAPIServerID();
-  log.info('Starting static-admissiond', { version: packageVersion(), admissionConfig: setup.configFile, apiServerID, plugins: setup.plugins.map((p) => p.plugin) });
+  // node's flags: the command's #! line names V8 settings (cmd/engine.ts), which a hand-written `node …` start may lack
+  log.info('Starting static-admissiond', {
+    version: packageVersion(), node: process.version, nodeFlags: process.execArgv, admissionConfig: setup.configFile, apiServerID, plugins: setup.plugins.map((p) => p.plugin),
+  });
 
   const registry = daemonRegistry();
   const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));

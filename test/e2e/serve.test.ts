@@ -308,6 +308,10 @@ describe('serve --logging-format json', () => {
     for (const m of ['Starting static-admissiond', 'Loaded manifest-based admission policy configurations', 'Serving health and metrics', 'Shutting down']) {
       assert.ok(msgs.includes(m), `missing ${m} in ${JSON.stringify(msgs)}`);
     }
+    // the start names node and its flags (this test starts node with none; the command's #! line names its own)
+    const starting = lines.map((l) => JSON.parse(l) as { msg: string; node?: string; nodeFlags?: unknown }).find((e) => e.msg === 'Starting static-admissiond')!;
+    assert.equal(starting.node, process.version);
+    assert.deepEqual(starting.nodeFlags, []);
   });
 });
 
