@@ -13,8 +13,7 @@ import type { CertificateAuthority } from '../lib/server/dev-cert.js';
 
 /** The node flags of an executable's `#!/usr/bin/env -S node FLAGS…` line (none for `#!/usr/bin/env node`). */
 export function shebangNodeFlags(text: string): string[] {
-  const first = text.slice(0, Math.max(0, text.indexOf('\n')));
-  const m = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/.exec(first);
+  const m = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/.exec(text.split('\n', 1)[0]!);
   return m === null ? [] : m[1]!.split(' ').filter((flag) => flag !== '');
 }
 

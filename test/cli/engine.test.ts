@@ -1,15 +1,17 @@
-// The executable's V8 settings. Its interrupt budget (cmd/engine.ts): a function reaches V8's optimizing tier after about a quarter of the
-// work Node's default interrupt budget asks, unless the command line names a budget of its own. Observed the way V8's
-// own tests do, with `%GetOptimizationStatus` (--allow-natives-syntax) in a child process, compilation synchronous so
-// that the count is the work V8 waited for and not how long a background compile took.
+// The executable's V8 settings. Its interrupt budget (cmd/engine.ts): a function reaches V8's optimizing tier after
+// about a quarter of the work Node's default interrupt budget asks, unless the command line names a budget of its own.
+// Observed the way V8's own tests do, with `%GetOptimizationStatus` (--allow-natives-syntax) in a child process,
+// compilation synchronous so that the count is the work V8 waited for and not how long a background compile took.
+// Its memory reducer: below.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { executableArgv, shebangNodeFlags } from '../../bench/util.js';
+import { env } from '../packaging/helpers.js';
 
 const entry = fileURLToPath(new URL('../../cmd/static-admissiond.js', import.meta.url));
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -54,7 +56,6 @@ test('a budget named on the command line is left as it is, in either spelling', 
 // The #! line of cmd/static-admissiond.ts and cmd/engine.ts: V8 decides whether a heap has a memory reducer when it
 // creates it, so the main thread's can only be switched off on node's command line, and the workers' is switched back
 // on before they start (ADR 0003, "Eighth pass").
-const path = `${dirname(process.execPath)}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
 
 // Run as the command exits (its flags set by then): the main thread and a new worker each grow their heap, collect,
 // and sit idle; V8's memory reducer collects again ~8 s later, marked "all external memory" (Node's GC entry flag 32).
@@ -88,8 +89,8 @@ process.exit = (code) => {
 
 test('run as a command, the executable gives its workers V8\'s memory reducer and not its main thread', async () => {
   chmodSync(entry, 0o755); // as npm's prepare leaves it (scripts/prepare.mjs): a build with tsc alone writes 0644
-  // the #! line's `env` finds the node running these tests first; NODE_OPTIONS reaches the node it starts
-  const child = spawn(entry, ['version'], { env: { ...process.env, PATH: path, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(reducerProbe)}` } });
+  // the #! line's `env` finds the node running these tests first (the packaging tests' env); NODE_OPTIONS reaches it
+  const child = spawn(entry, ['version'], { env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(reducerProbe)}` } });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const [status] = await once(child, 'close') as [number | null];
@@ -99,7 +100,7 @@ test('run as a command, the executable gives its workers V8\'s memory reducer an
 
 test('run as a command, the executable starts node with its #! line\'s flags; npm start and the benches start it with the same', () => {
   const probe = `process.on('exit', () => process.stderr.write('execArgv: ' + JSON.stringify(process.execArgv) + '\\n'));`;
-  const r = spawnSync(entry, ['version'], { encoding: 'utf8', env: { ...process.env, PATH: path, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(probe)}` } });
+  const r = spawnSync(entry, ['version'], { encoding: 'utf8', env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(probe)}` } });
   assert.equal(r.status, 0, r.stderr);
   const flags = shebangNodeFlags(readFileSync(entry, 'utf8'));
   assert.deepEqual(flags, ['--no-memory-reducer']);
