@@ -201,16 +201,25 @@ async function atRate(options: Partial<PolicyPoolOptions> | 'main-thread', rate:
   }
 }
 
-/** CPU per round trip of a 4 KB message to a plain worker thread that echoes it: one at a time at `rate`/s, or all at once. */
-async function pingPong(rate: number | 'burst'): Promise<string> {
+/**
+ * CPU per round trip of a 4 KB message to a plain worker thread that echoes it: one at a time at `rate`/s, all at once,
+ * or a closed loop of `inFlight` messages (each echo sends the next, as the pool's batches in flight do: with one or
+ * two both threads sleep between them, with eight neither does).
+ */
+async function pingPong(rate: number | 'burst' | { readonly inFlight: number }): Promise<string> {
   const worker = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));", { eval: true });
   await new Promise((r) => worker.once('online', r));
   try {
-    const total = rate === 'burst' ? 20_000 : Math.round(rate * seconds);
+    const total = typeof rate === 'number' ? Math.round(rate * seconds) : 20_000;
+    const inFlight = typeof rate === 'object' ? rate.inFlight : 0;
     let received = 0;
-    const done = new Promise<void>((r) => worker.on('message', () => { if (++received === total) r(); }));
+    const done = new Promise<void>((r) => worker.on('message', () => {
+      if (++received === total) r();
+      else if (received + inFlight <= total) worker.postMessage(new Uint8Array(4096));
+    }));
     const c0 = process.cpuUsage();
     if (rate === 'burst') for (let i = 0; i < total; i++) worker.postMessage(new Uint8Array(4096));
+    else if (typeof rate === 'object') for (let i = 0; i < inFlight; i++) worker.postMessage(new Uint8Array(4096));
     else {
       const start = performance.now();
       let sent = 0;
@@ -243,4 +252,5 @@ if (!only || only === '4') {
   ] as const) console.log(`  ${label.padEnd(66)}${await atRate(options, 1000)}`);
   console.log('   plain worker_threads, 4 KB echo:');
   for (const rate of [1000, 'burst'] as const) console.log(`  ${(rate === 'burst' ? '20,000 messages at once (pipelined)' : `one at a time, ${rate}/s (the worker sleeps in between)`).padEnd(66)}${await pingPong(rate)}`);
+  for (const inFlight of [1, 2, 8]) console.log(`  ${`closed loop, ${inFlight} in flight (20,000 round trips)`.padEnd(66)}${await pingPong({ inFlight })}`);
 }
