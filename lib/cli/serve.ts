@@ -5,6 +5,7 @@ import { AdmissionConfigError } from '../config/admission-config.js';
 import type { AdmissionSetup } from '../config/admission-config.js';
 import type { FeatureGates } from '../config/feature-gates.js';
 import { startHealthServer } from '../health/server.js';
+import type { HealthServer, HealthServerOptions } from '../health/server.js';
 import { minWorkerMaxOldSpaceMb } from '../admission/pool/pool.js';
 import { createWebhookPlugins } from '../admission/webhooks/plugins.js';
 import type { WebhookPlugins } from '../admission/webhooks/plugins.js';
@@ -58,14 +59,7 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   });
 
   const registry = daemonRegistry();
-  const metrics = createReloadMetrics(registry, apiServerIDHash(apiServerID));
-  const sources = setup.plugins.map((p) => new ManifestSource({
-    plugin: p.plugin,
-    dir: p.staticManifestsDir,
-    intervalMs: flagNumber(flags, 'reload-interval'),
-    metrics,
-    logger: log.with('reload'),
-  }));
+  const sources = manifestSources(flags, setup, { registry, apiServerID, log });
   if (!loadManifests(flags, sources, gates, registry, log)) return 1;
 
   // Where `authorizer` checks go: read now, an unusable kubeconfig fails startup (without it, checks fail as
@@ -98,41 +92,24 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
   const paths = createAdmissionPaths({ snapshot: current, webhooks: running.webhookPlugins, pool, registry, ...authorizationOption });
 
   const state: ServingState = { shuttingDown: false, admissionListening: false };
-  try {
-    running.health = await startHealthServer({ bindAddress: flagString(flags, 'health-bind-address'), registry, livez: () => [ping], readyz: readiness(state, sources, pool, shadow) });
-  } catch (err) {
-    log.error(err, 'Failed to start the health listener', { address: flagString(flags, 'health-bind-address') });
-    return closeAfterFailure(running);
-  }
-  log.info('Serving health and metrics', { url: running.health.url });
+  running.health = await healthListener(flags, { registry, readyz: readiness(state, sources, pool, shadow), log });
+  if (running.health === undefined) return closeAfterFailure(running);
 
   const admission = await startAdmission(flags, running, { certificate, paths, shadow, limits, registry, log });
   if (admission === undefined) return closeAfterFailure(running);
   state.admissionListening = true;
   log.info('Serving admission webhooks', { url: admission.url });
-  const loaded = (): LoadedPlugin[] => sources.flatMap((s) => {
-    const snapshot = s.current();
-    return snapshot ? [{ plugin: s.plugin, manifests: snapshot.manifests }] : [];
-  });
+  const loaded = (): LoadedPlugin[] => loadedPlugins(sources);
   if (running.devCerts) printDevInstructions(io, admission.url, running.devCerts, loaded());
 
-  let keeper: RegistrationKeeper | undefined;
-  try {
-    keeper = registrationKeeper(flags, { setup, gates, loaded, url: admission.url, devCerts: running.devCerts, registry, log });
-    keeper?.start();
-  } catch (err) {
-    log.error(err, 'Failed to set up the registration checks', { registrationFile: flagString(flags, 'registration-file'), writeRegistration: flagString(flags, 'write-registration') });
-    return closeAfterFailure(running);
-  }
-  if (keeper) for (const source of sources) source.on('reload', (event) => keeper?.onReload(event.outcome === 'reloaded'));
+  const keeper = registrationChecks(flags, sources, { setup, gates, loaded, url: admission.url, devCerts: running.devCerts, registry, log });
+  if (keeper === 'failed') return closeAfterFailure(running);
 
+  // the reload loops (manifests, registration, shadow) run until the signal; then the listeners close
   const stop = new AbortController();
   const loops = [...sources.map((s) => s.run(stop.signal)), ...(keeper ? [keeper.watch(stop.signal, flagNumber(flags, 'reload-interval'))] : [])];
   if (shadow) loops.push(shadow.run(stop.signal));
-  await new Promise<void>((resolve) => {
-    if (!io.signal || io.signal.aborted) return resolve();
-    io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await aborted(io.signal);
   state.shuttingDown = true;
   log.info('Shutting down');
   await close(running, async () => {
@@ -140,6 +117,64 @@ export async function serve(argv: readonly string[], io: CommandIO): Promise<num
     await Promise.all(loops);
   });
   return 0;
+}
+
+/** /livez, /readyz and /metrics on --health-bind-address; undefined (logged) when it cannot listen. */
+async function healthListener(flags: ParsedFlags, options: { readonly registry: Registry; readonly readyz: HealthServerOptions['readyz']; readonly log: Logger }): Promise<HealthServer | undefined> {
+  const bindAddress = flagString(flags, 'health-bind-address');
+  try {
+    const health = await startHealthServer({ bindAddress, registry: options.registry, livez: () => [ping], readyz: options.readyz });
+    options.log.info('Serving health and metrics', { url: health.url });
+    return health;
+  } catch (err) {
+    options.log.error(err, 'Failed to start the health listener', { address: bindAddress });
+    return undefined;
+  }
+}
+
+/** The plugins whose manifests are loaded now, for the registration checks and the --dev instructions. */
+function loadedPlugins(sources: readonly ManifestSource[]): LoadedPlugin[] {
+  return sources.flatMap((s) => {
+    const snapshot = s.current();
+    return snapshot ? [{ plugin: s.plugin, manifests: snapshot.manifests }] : [];
+  });
+}
+
+/** One ManifestSource per configured plugin, sharing the reload metrics (labelled with the apiserver ID's hash). */
+function manifestSources(flags: ParsedFlags, setup: AdmissionSetup, options: { readonly registry: Registry; readonly apiServerID: string; readonly log: Logger }): ManifestSource[] {
+  const metrics = createReloadMetrics(options.registry, apiServerIDHash(options.apiServerID));
+  return setup.plugins.map((p) => new ManifestSource({
+    plugin: p.plugin,
+    dir: p.staticManifestsDir,
+    intervalMs: flagNumber(flags, 'reload-interval'),
+    metrics,
+    logger: options.log.with('reload'),
+  }));
+}
+
+/**
+ * The registration checks (--registration-file, --write-registration), started and told of every reload; undefined
+ * when neither flag is set, 'failed' (logged) when they cannot be set up.
+ */
+function registrationChecks(flags: ParsedFlags, sources: readonly ManifestSource[], options: Parameters<typeof registrationKeeper>[1]): RegistrationKeeper | undefined | 'failed' {
+  let keeper: RegistrationKeeper | undefined;
+  try {
+    keeper = registrationKeeper(flags, options);
+    keeper?.start();
+  } catch (err) {
+    options.log.error(err, 'Failed to set up the registration checks', { registrationFile: flagString(flags, 'registration-file'), writeRegistration: flagString(flags, 'write-registration') });
+    return 'failed';
+  }
+  if (keeper) for (const source of sources) source.on('reload', (event) => keeper.onReload(event.outcome === 'reloaded'));
+  return keeper;
+}
+
+/** Resolves once `signal` aborts (at once when there is none or it already has). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!signal || signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 /** --tls-cert-file and --tls-private-key-file, or --dev (a throw-away certificate when they are not given). */

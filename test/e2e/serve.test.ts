@@ -273,6 +273,25 @@ describe('serve: failures at start', () => {
     assert.ok(r.stderr.includes('staticManifestsDir: Forbidden: staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled'), r.stderr);
     assert.doesNotMatch(r.stderr, /Serving health and metrics/);
   });
+
+  test('a health address already in use exits 1 with the listen error, and the admission listener never opens', async (t) => {
+    const fixture = await layout({ 'p.yaml': minimalPolicySet });
+    t.after(fixture.cleanup);
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const address = `127.0.0.1:${(blocker.address() as AddressInfo).port}`;
+    const args = serveArgs(fixture.config, '--logging-format', 'json');
+    args[args.indexOf('--health-bind-address') + 1] = address;
+    const r = await exitOf(start(args));
+    assert.equal(r.code, 1, r.stderr);
+    const failure = r.stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg?: string; err?: string; address?: string })
+      .find((e) => e.msg === 'Failed to start the health listener');
+    assert.ok(failure, r.stderr);
+    assert.equal(failure.address, address);
+    assert.match(failure.err ?? '', /EADDRINUSE/);
+    assert.doesNotMatch(r.stderr, /Serving health and metrics|Serving admission webhooks/);
+  });
 });
 
 describe('serve --logging-format json', () => {
