@@ -2,6 +2,7 @@
 // its health/metrics listener, a live reload seen through /metrics, shutdown on SIGTERM; a bad initial manifest
 // failing before any listener opens; JSON logs; and the `validate` and `hash` subcommands end to end.
 import { after, before, describe, test } from 'node:test';
+import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
@@ -127,6 +128,14 @@ async function layout(files: Record<string, string>): Promise<{ root: string; di
 }
 
 /** The admission listener's flags for a layout: its serving pair, a free port. */
+/** A loopback port this test listens on until it ends, so that the daemon cannot. */
+async function heldPort(t: TestContext): Promise<number> {
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  return (blocker.address() as AddressInfo).port;
+}
+
 function tlsArgs(config: string): string[] {
   const root = dirname(config);
   return ['--tls-cert-file', join(root, 'serving.crt'), '--tls-private-key-file', join(root, 'serving.key'), '--secure-port', '0'];
@@ -240,10 +249,7 @@ describe('serve: failures at start', () => {
     const fixture = await layout({ 'p.yaml': brokenSet });
     t.after(fixture.cleanup);
     // Hold the port the daemon is told to use: had it tried to listen, it would report that instead.
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-    const port = (blocker.address() as AddressInfo).port;
+    const port = await heldPort(t);
     const r = await exitOf(start(['serve', '--admission-config', fixture.config, '--health-bind-address', `127.0.0.1:${port}`, '--apiserver-id', testAPIServerID, ...tlsArgs(fixture.config)]));
     assert.equal(r.code, 1, r.stderr);
     // klog quotes the err value; unquoted, it is upstream's message
@@ -277,10 +283,7 @@ describe('serve: failures at start', () => {
   test('a health address already in use exits 1 with the listen error, and the admission listener never opens', async (t) => {
     const fixture = await layout({ 'p.yaml': minimalPolicySet });
     t.after(fixture.cleanup);
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-    const address = `127.0.0.1:${(blocker.address() as AddressInfo).port}`;
+    const address = `127.0.0.1:${await heldPort(t)}`;
     const args = serveArgs(fixture.config, '--logging-format', 'json');
     args[args.indexOf('--health-bind-address') + 1] = address;
     const r = await exitOf(start(args));
