@@ -57,6 +57,9 @@ export async function watchFile(options: FileWatchOptions, signal: AbortSignal):
       if (path === null || basename(String(path)) === name) trigger();
     });
     watcher.on('error', (err) => options.logger.error(err, 'watching the registration file', { file }));
+    // chokidar sets its fs watch asynchronously: a change made before that would wait for the poll, so the file is
+    // read once more when the watch is live (upstream's check right after registering a watch, watchuntil.go)
+    watcher.on('ready', trigger);
   } catch (err) {
     // the poll still follows it
     options.logger.error(err, 'watching the registration file', { file });
