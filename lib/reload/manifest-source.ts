@@ -194,10 +194,10 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       debounce = setTimeout(() => void this.checkAndReload(), this.#debounceMs);
     };
     this.#trigger = trigger;
-    if (this.#watch) this.#startWatch(false);
+    if (this.#watch) this.#startWatch();
     void this.checkAndReload();
     const ticker = setInterval(() => {
-      if (this.#watch && this.#rewatch) this.#startWatch(true);
+      if (this.#watch && this.#rewatch) this.#startWatch();
       void this.checkAndReload();
     }, this.#intervalMs);
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -212,15 +212,16 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
   /**
    * Queues setting the watch on the directory as it is now. One at a time, each after the previous watcher has closed:
    * chokidar shares one fs watch per path among its instances, and a new instance made while the old one is still
-   * open would listen on the old, dead directory. `renewed`: a watch existed before, so changes made while there was
-   * none are caught by a check once the new watch is live (upstream's check right after registering a watch).
+   * open would listen on the old, dead directory. Changes made before a watch is live (while there was none, or
+   * while chokidar sets its fs watch, which it does asynchronously) are caught by a check once it is: upstream's
+   * check right after registering a watch (util/filesystem/watchuntil.go).
    */
-  #startWatch(renewed: boolean): void {
+  #startWatch(): void {
     this.#renewPending = true;
-    this.#watchTask = this.#watchTask.then(() => this.#setWatch(renewed));
+    this.#watchTask = this.#watchTask.then(() => this.#setWatch());
   }
 
-  async #setWatch(renewed: boolean): Promise<void> {
+  async #setWatch(): Promise<void> {
     await this.#stopWatch();
     this.#renewPending = false;
     const trigger = this.#trigger;
@@ -264,7 +265,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
       this.#log.error(err, 'watching manifest directory', { plugin: this.plugin, dir: this.dir });
       this.#rewatch = true;
     });
-    if (renewed) watcher.on('ready', () => trigger());
+    watcher.on('ready', () => trigger());
     this.#watcher = watcher;
   }
 
@@ -277,7 +278,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     if (!this.#watch || this.#trigger === undefined || this.#renewPending || this.#parentWatcher !== undefined) return;
     if (!selfEvent && this.#watcher !== undefined && directoryIdentity(this.dir) === this.#watchedIdentity) return;
     this.#log.v(2).info('Renewing the watch of a removed or replaced manifest directory', { plugin: this.plugin, dir: this.dir });
-    this.#startWatch(true);
+    this.#startWatch();
   }
 
   /**
@@ -295,7 +296,7 @@ export class ManifestSource extends EventEmitter<{ reload: [ReloadEvent] }> {
     }
     const back = (): void => {
       if (this.#parentWatcher !== parent || this.#renewPending || directoryIdentity(this.dir) === undefined) return;
-      this.#startWatch(true);
+      this.#startWatch();
     };
     parent.on('change', (_event, filename) => {
       if (filename === null || filename.toString() === name) back();

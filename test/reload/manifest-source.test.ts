@@ -383,6 +383,19 @@ describe('reload loop: convergence on the new content', () => {
     assert.deepEqual(await h.counts(), { success: 2, failure: 0 });
   });
 
+  test('watch only: a change right after the check run() makes at start, before the watch is live, is loaded without the tick', async (t) => {
+    // upstream checks right after the watch is registered (util/filesystem/watchuntil.go); chokidar registers its
+    // fs watch asynchronously, so what lands before that must be caught by a check once it is live
+    const h = await harness(t, { files: { 'p.yaml': goodSet }, intervalMs: hour });
+    h.source.loadInitial();
+    const first = await h.start();
+    assert.equal(first.outcome, 'unchanged');
+    writeFileSync(join(h.root, 'p.yaml'), newSet);
+    renameSync(join(h.root, 'p.yaml'), join(h.dir, 'p.yaml'));
+    await converge(h, newHash, 'the change to be loaded (the tick is an hour away)');
+    assert.deepEqual(await h.counts(), { success: 2, failure: 0 });
+  });
+
   test('watch only: a second file added is picked up too', async (t) => {
     const h = await harness(t, { files: { 'a.yaml': goodSet }, intervalMs: hour });
     h.source.loadInitial();
