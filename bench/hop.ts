@@ -11,7 +11,8 @@
 //      request per Piscina task (maxBatch 1) or the requests of one event-loop turn together (maxBatch 32),
 //      against evaluation on the main thread
 //   4. the same at a fixed rate of 1,000 requests/s (open loop: requests arrive one at a time, the worker sleeps
-//      between them), and what waking a sleeping thread costs on this machine (plain worker_threads ping-pong)
+//      between them), and what waking a sleeping thread costs on this machine (plain worker_threads ping-pong: at
+//      that rate, all at once, and in closed loops of 1, 2 and 8 messages in flight)
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
