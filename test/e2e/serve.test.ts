@@ -127,7 +127,6 @@ async function layout(files: Record<string, string>): Promise<{ root: string; di
   return { root: tmp.path, dir, config, cleanup: tmp.cleanup };
 }
 
-/** The admission listener's flags for a layout: its serving pair, a free port. */
 /** A loopback port this test listens on until it ends, so that the daemon cannot. */
 async function heldPort(t: TestContext): Promise<number> {
   const blocker: Server = createServer();
@@ -136,6 +135,7 @@ async function heldPort(t: TestContext): Promise<number> {
   return (blocker.address() as AddressInfo).port;
 }
 
+/** The admission listener's flags for a layout: its serving pair, a free port. */
 function tlsArgs(config: string): string[] {
   const root = dirname(config);
   return ['--tls-cert-file', join(root, 'serving.crt'), '--tls-private-key-file', join(root, 'serving.key'), '--secure-port', '0'];
